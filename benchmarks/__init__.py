@@ -1,0 +1,1 @@
+"""Measurement scripts for MemLens (run with ``python -m benchmarks.<name>``)."""

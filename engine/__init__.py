@@ -1,0 +1,23 @@
+"""MemLens engine: the append-only memory archive, absorb pipeline and hybrid search.
+
+Front ends (CLI, HTTP, MCP, GUI) use only the names exported here.
+"""
+
+from .absorb import RawItem
+from .clock import fixed_clock, format_time, parse_time, system_clock
+from .config import Settings, load_settings
+from .errors import (EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected,
+                     StoreError)
+from .history import MODES as READ_MODES
+from .history import Reading
+from .memory import Memory
+from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
+from .records import Fact, JournalEntry
+from .search import Hit, SearchFilters
+
+__all__ = [
+    "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
+    "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
+    "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
+    "fixed_clock", "system_clock", "parse_time", "format_time",
+]

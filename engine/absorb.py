@@ -1,0 +1,202 @@
+"""Absorb planning: the pipeline of DESIGN §3 up to the plan (nothing written here).
+
+Order: validate and reject secrets; merge identical texts in the batch and
+drop exact duplicates of stored facts by hash (no embedding computed for
+them: the fast path); embed the rest; merge near-identical batch items
+(cosine >= 0.85) unless a conflict cue says they disagree; gather
+candidates (nearest active facts, same-triple facts, earlier batch items);
+classify each survivor.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from .classify import Candidate, classify, same_key
+from .config import MemorySettings
+from .conflict import conflict_cue
+from .errors import InvalidInput, SecretRejected
+from .plans import INSERTING, PlanItem
+from .records import active_with_triple, content_hash, load_facts, stored_by_hash
+from .validation import Incoming, validate
+from .vectors import VectorIndex
+
+
+@dataclass
+class RawItem:
+    """One input to absorb: a dict or string, or a read error found before parsing."""
+    value: Any
+    error: str | None = None
+
+
+@dataclass
+class _Work:
+    index: int
+    item: Incoming
+    hash: str
+    vector: np.ndarray | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+
+
+def _richness(item: Incoming) -> tuple[int, int]:
+    return (len(item.entities) + len(item.relations) + (item.subject is not None) + len(item.tags), len(item.text))
+
+
+def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[str, Any]) -> tuple[list[PlanItem], list[_Work]]:
+    rejected, work = [], []
+    for index, entry in enumerate(raw):
+        try:
+            if entry.error:
+                raise InvalidInput(entry.error)
+            item = validate(entry.value, limits, defaults)
+        except SecretRejected as err:
+            rejected.append(PlanItem(index, "rejected", "secrets", str(err)))
+            continue
+        except InvalidInput as err:
+            rejected.append(PlanItem(index, "rejected", "validation", str(err)))
+            continue
+        work.append(_Work(index, item, content_hash(item.text)))
+    return rejected, work
+
+
+def _evidence_of(work: _Work) -> dict[str, Any]:
+    entry: dict[str, Any] = {"text": work.item.text}
+    if work.item.source:
+        entry["source"] = work.item.source
+    return entry
+
+
+def _merge(survivor: _Work, absorbed: _Work, reason: str, decided_by: str, similarity: float | None) -> PlanItem:
+    survivor.evidence.append(_evidence_of(absorbed))
+    survivor.evidence.extend(absorbed.evidence)
+    return PlanItem(absorbed.index, "merged", decided_by, reason, incoming=absorbed.item.to_dict(),
+                    merged_into=survivor.index, similarity=similarity, warnings=absorbed.item.warnings)
+
+
+def _merge_identical(work: list[_Work]) -> tuple[list[PlanItem], list[_Work]]:
+    first: dict[str, _Work] = {}
+    merged, kept = [], []
+    for w in work:
+        if w.hash in first:
+            merged.append(_merge(first[w.hash], w, f"same text as item {first[w.hash].index}", "hash", 1.0))
+        else:
+            first[w.hash] = w
+            kept.append(w)
+    return merged, kept
+
+
+def _merge_near(work: list[_Work], limits: MemorySettings) -> tuple[list[PlanItem], list[_Work]]:
+    """N->1 by cosine; the most informative item of a group survives, and disagreeing items never merge."""
+    if len(work) < 2:
+        return [], work
+    sims = np.stack([w.vector for w in work]) @ np.stack([w.vector for w in work]).T
+    group_of: dict[int, int] = {}
+    for i in range(len(work)):
+        for j in range(i):
+            if j in group_of or sims[i, j] < limits.consolidate_threshold:
+                continue
+            a, b = work[i].item, work[j].item
+            if conflict_cue(a.text, b.text) or same_key(a, b):
+                continue
+            group_of[i] = j
+            break
+    merged: list[PlanItem] = []
+    absorbed: set[int] = set()
+    for head in sorted(set(range(len(work))) - set(group_of)):
+        members = [head] + [i for i, j in group_of.items() if j == head]
+        if len(members) == 1:
+            continue
+        best = max(members, key=lambda m: _richness(work[m].item))
+        for m in members:
+            if m != best:
+                merged.append(_merge(work[best], work[m], f"near-identical to item {work[best].index}",
+                                     "batch", float(sims[best, m])))
+                absorbed.add(m)
+    return merged, [w for k, w in enumerate(work) if k not in absorbed]
+
+
+class AbsorbPlanner:
+    """Builds the items of one absorb plan against the current store."""
+
+    def __init__(self, db: sqlite3.Connection, index: VectorIndex, embed: Callable[[list[str]], np.ndarray],
+                 limits: MemorySettings) -> None:
+        self.db, self.index, self.embed, self.limits = db, index, embed, limits
+
+    def plan(self, raw: Sequence[RawItem], defaults: dict[str, Any]) -> tuple[list[PlanItem], dict[int, np.ndarray]]:
+        items, work = _validated(raw, self.limits, defaults)
+        merged, work = _merge_identical(work)
+        items += merged
+        known = stored_by_hash(self.db, [w.hash for w in work])
+        fresh = []
+        for w in work:
+            if w.hash not in known:
+                fresh.append(w)
+                continue
+            fact_id, status = known[w.hash]
+            reason = f"same text as fact {fact_id}" + ("" if status == "active" else
+                                                       f", which is {status}: kept in history, not added again")
+            items.append(PlanItem(w.index, "duplicate", "hash", reason, incoming=w.item.to_dict(),
+                                  target_id=fact_id, target_status=status, similarity=1.0,
+                                  evidence=w.evidence, warnings=w.item.warnings))
+        if fresh:
+            for w, vector in zip(fresh, self.embed([w.item.text for w in fresh])):
+                w.vector = vector
+        merged, fresh = _merge_near(fresh, self.limits)
+        items += merged
+        items += self._classify_all(fresh)
+        vectors = {w.index: w.vector for w in fresh}
+        return sorted(items, key=lambda it: it.index), vectors
+
+    def _classify_all(self, fresh: list[_Work]) -> list[PlanItem]:
+        planned: list[tuple[_Work, PlanItem]] = []
+        items = []
+        for w in fresh:
+            decision = classify(w.item, self._candidates(w, planned), self.limits)
+            target = decision.target
+            item = PlanItem(w.index, decision.outcome, decision.decided_by, decision.reason,
+                            incoming=w.item.to_dict(), similarity=decision.similarity,
+                            evidence=w.evidence, warnings=w.item.warnings)
+            if target is not None and target.fact_id is not None:
+                item.target_id, item.target_status = target.fact_id, "active"
+            elif target is not None:
+                item.target_index = target.index
+            items.append(item)
+            if decision.outcome in INSERTING:
+                planned.append((w, item))
+        return items
+
+    def _candidates(self, w: _Work, planned: list[tuple[_Work, PlanItem]]) -> list[Candidate]:
+        """Triple matches first, then nearest stored facts, then earlier batch items; superseded ones excluded."""
+        nearest = self.index.nearest(w.vector, self.limits.candidates)
+        scores = dict(nearest)
+        triple_rows = active_with_triple(self.db, w.item.subject, w.item.predicate) if w.item.subject else []
+        ids = [r["id"] for r in triple_rows] + [i for i, _ in nearest]
+        facts = load_facts(self.db, ids)
+        superseded_here = {it.target_id for _, it in planned if it.outcome == "supersede"}
+        found: list[Candidate] = []
+        for fact_id in dict.fromkeys(ids):
+            fact = facts.get(fact_id)
+            if fact is None or fact.status != "active" or fact_id in superseded_here:
+                continue
+            cosine = scores.get(fact_id)
+            if cosine is None:
+                vec = self.index.vector(fact_id)
+                cosine = float(vec @ w.vector) if vec is not None else 0.0
+            found.append(Candidate(fact.text, fact.scope, cosine, fact_id=fact_id, subject=fact.subject,
+                                   predicate=fact.predicate, object=fact.object))
+        replaced = {it.target_index for _, it in planned if it.outcome == "supersede"}
+        for other, _item in planned:  # oldest first, each inserted in front: the newest ends up first
+            if other.index in replaced:
+                continue
+            cosine = float(other.vector @ w.vector)
+            same_triple = same_key(w.item, other.item)
+            if cosine >= self.limits.related_threshold or same_triple:
+                found.insert(0 if same_triple else len(found),
+                             Candidate(other.item.text, other.item.scope, cosine, index=other.index,
+                                       subject=other.item.subject, predicate=other.item.predicate,
+                                       object=other.item.object))
+        return found

@@ -1,0 +1,158 @@
+"""Applying a plan: exactly its selected items, in one transaction, journaled.
+
+Before writing, every selected item's target is checked against the store as
+it is now; a plan made against a state that has since changed is refused as a
+whole (status ``refused``) and nothing is written.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import numpy as np
+
+from .decay import reinforced
+from .entities import link_entities
+from .errors import PlanError
+from .plans import INSERTING, Plan, PlanItem
+from .records import active_by_hash, add_aliases, content_hash, insert_edge, insert_fact, journal, load_facts, update_fact
+from .validation import Incoming, expires_at
+
+EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
+
+
+@dataclass
+class Changes:
+    """What an apply changed, so callers (search index, GUI panes) refresh only that."""
+    plan_id: int | None = None
+    inserted: dict[int, np.ndarray] = field(default_factory=dict)
+    deactivated: list[int] = field(default_factory=list)
+    touched: list[int] = field(default_factory=list)
+
+
+def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
+    if plan.status != "draft":
+        raise PlanError(f"plan {plan.id} is {plan.status}; only a draft plan can be applied")
+    chosen = set(only) if only else {it.index for it in plan.items}
+    known = {it.index for it in plan.items}
+    if missing := sorted(chosen - known):
+        raise PlanError(f"plan {plan.id} has no item {missing[0]} (items are 0-{max(known, default=0)})")
+    for it in plan.items:
+        if it.index not in chosen:
+            continue
+        if it.merged_into is not None and it.merged_into not in chosen:
+            raise PlanError(f"item {it.index} is merged into item {it.merged_into}; select item {it.merged_into} too")
+        if it.target_index is not None and it.target_index not in chosen:
+            raise PlanError(f"item {it.index} builds on item {it.target_index}; select item {it.target_index} too")
+    return [it for it in plan.items if it.index in chosen and it.outcome != "rejected"]
+
+
+def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem]) -> list[str]:
+    """Reasons why the plan no longer matches the store (empty when it still does)."""
+    problems = []
+    targets = load_facts(db, [it.target_id for it in selected if it.target_id is not None])
+    for it in selected:
+        if it.target_id is None:
+            continue
+        fact = targets.get(it.target_id)
+        if fact is None or fact.status != it.target_status:
+            now = "missing" if fact is None else fact.status
+            problems.append(f"item {it.index}: fact {it.target_id} is now {now} (was {it.target_status})")
+    inserting = [it for it in selected if it.outcome in INSERTING]
+    already = active_by_hash(db, [content_hash(it.incoming["text"]) for it in inserting])
+    for it in inserting:
+        found = already.get(content_hash(it.incoming["text"]))
+        if found is not None:
+            problems.append(f"item {it.index}: the same text was stored since, as fact {found}")
+    return problems
+
+
+class PlanWriter:
+    """Writes the selected items of one plan inside an open transaction."""
+
+    def __init__(self, db: sqlite3.Connection, plan: Plan, now: float, actor: str, model_id: str,
+                 limits: Any, vectors: dict[int, np.ndarray]) -> None:
+        self.db, self.plan, self.now, self.actor = db, plan, now, actor
+        self.model_id, self.limits, self.vectors = model_id, limits, vectors
+        self.changes = Changes(plan_id=plan.id)
+        self.fact_of_index: dict[int, int] = {}
+
+    def write(self, selected: list[PlanItem]) -> Changes:
+        for it in selected:
+            if it.outcome == "duplicate":
+                self._reinforce(it)
+            elif it.outcome in INSERTING:
+                self._insert(it)
+        for it in selected:
+            if it.outcome == "merged":
+                it.fact_id = self.fact_of_index.get(it.merged_into)
+        return self.changes
+
+    def _target(self, it: PlanItem) -> int:
+        return it.target_id if it.target_id is not None else self.fact_of_index[it.target_index]
+
+    def _log(self, action: str, fact_id: int, details: dict[str, Any]) -> None:
+        journal(self.db, self.now, self.actor, action, fact_id, self.plan.id, details)
+
+    def _reinforce(self, it: PlanItem) -> None:
+        target = load_facts(self.db, [it.target_id])[it.target_id]
+        it.fact_id = target.id
+        self.fact_of_index[it.index] = target.id
+        if target.status != "active":
+            return  # a known old version: history already has it, and it must not come back to life
+        confidence = reinforced(target.confidence, self.limits.reinforce_gain, self.limits.confidence_cap)
+        own = _own_evidence(it, with_text=it.decided_by != "hash")
+        evidence = target.evidence + [e for e in [own, *it.evidence] if e and e not in target.evidence]
+        add_aliases(self.db, target.id, [e["text"] for e in evidence if e.get("text")])
+        update_fact(self.db, target.id, {"confidence": confidence, "reinforcement_count": target.reinforcement_count + 1,
+                                         "last_reinforced": self.now, "evidence": evidence})
+        self._log("reinforce", target.id, {
+            "before": {"confidence": target.confidence, "reinforcement_count": target.reinforcement_count,
+                       "last_reinforced": target.last_reinforced},
+            "after": {"confidence": confidence, "reinforcement_count": target.reinforcement_count + 1,
+                      "last_reinforced": self.now},
+            "decided_by": it.decided_by})
+        self.changes.touched.append(target.id)
+
+    def _insert(self, it: PlanItem) -> None:
+        item = Incoming(**it.incoming)
+        created = item.created_at if item.created_at is not None else self.now
+        values = {
+            "text": item.text, "scope": item.scope, "kind": item.kind, "subject": item.subject,
+            "predicate": item.predicate, "object": item.object, "confidence": item.initial_confidence(),
+            "importance": item.importance, "tags": item.tags, "status": "active", "session_id": item.session_id,
+            "created_at": created, "last_reinforced": created, "expires_at": expires_at(item, created),
+            "source": item.source, "evidence": it.evidence,
+            "metadata": {k: v for k, v in (("entities", item.entities), ("relations", item.relations)) if v},
+            "content_hash": content_hash(item.text), "plan_id": self.plan.id,
+        }
+        vector = self.vectors[it.index]
+        fact_id = insert_fact(self.db, values, vector, self.model_id)
+        it.fact_id = fact_id
+        self.fact_of_index[it.index] = fact_id
+        self.changes.inserted[fact_id] = vector
+        details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
+                                   "kind": item.kind, "content_hash": values["content_hash"]}
+        if it.outcome != "new":
+            target = self._target(it)
+            insert_edge(self.db, fact_id, target, EDGE_OF[it.outcome], self.now, self.plan.id)
+            details["target"] = target
+            if it.outcome == "supersede":
+                update_fact(self.db, target, {"status": "superseded"})
+                self._log("supersede", target, {"before": {"status": "active"}, "after": {"status": "superseded"},
+                                                "by": fact_id})
+                self.changes.deactivated.append(target)
+                self.changes.inserted.pop(target, None)
+        add_aliases(self.db, fact_id, [e["text"] for e in it.evidence if e.get("text")])
+        self._log("absorb", fact_id, details)
+        link_entities(self.db, fact_id, item.entities, item.relations, self.now)
+
+
+def _own_evidence(it: PlanItem, with_text: bool) -> dict[str, Any]:
+    """A duplicate adds its source to the survivor's evidence; its text too unless it is the same text."""
+    entry: dict[str, Any] = {"text": it.incoming["text"]} if with_text else {}
+    if it.incoming.get("source"):
+        entry["source"] = it.incoming["source"]
+    return entry

@@ -1,0 +1,114 @@
+"""Typed settings with the seeds' defaults, read from ``memlens.toml``.
+
+Every number DESIGN.md fixes has a key here. Lookup order for the file:
+``--config`` path, else ``memlens.toml`` beside the memory file, else the user
+config dir. A missing file means defaults; a malformed one is a user error.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import MemLensError
+
+
+@dataclass(frozen=True)
+class MemorySettings:
+    cosine_weight: float = 0.7
+    bm25_weight: float = 0.3
+    freshness_rate: float = 0.01
+    # DESIGN §4 decision: the seed's max(0, …) hides every fact older than 100 days;
+    # a floor keeps old but relevant facts findable. 0 reproduces the seed.
+    freshness_floor: float = 0.5
+    duplicate_threshold: float = 0.97
+    consolidate_threshold: float = 0.85
+    contradict_threshold: float = 0.70
+    related_threshold: float = 0.60
+    candidates: int = 5
+    candidate_pool: int = 200
+    rerank: bool = False
+    reinforce_gain: float = 0.3
+    confidence_cap: float = 0.99
+    archive_below: float = 0.05
+    min_text_chars: int = 50
+    max_text_chars: int = 500
+    hard_cap_chars: int = 4000
+
+
+@dataclass(frozen=True)
+class EmbeddingSettings:
+    model: str = "memlens/all-MiniLM-L6-v2-int8"
+    batch_size: int = 64
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    base_url: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    timeout: float = 30.0
+
+
+@dataclass(frozen=True)
+class GCSettings:
+    stale_run_days: int = 30
+    group_limit: int = 200
+
+
+@dataclass(frozen=True)
+class HTTPSettings:
+    host: str = "127.0.0.1"
+    port: int = 8765
+
+
+@dataclass(frozen=True)
+class Settings:
+    memory: MemorySettings = field(default_factory=MemorySettings)
+    embedding: EmbeddingSettings = field(default_factory=EmbeddingSettings)
+    llm: LLMSettings = field(default_factory=LLMSettings)
+    gc: GCSettings = field(default_factory=GCSettings)
+    http: HTTPSettings = field(default_factory=HTTPSettings)
+
+
+def _section(cls: type, raw: Any, name: str) -> Any:
+    if not isinstance(raw, dict):
+        raise MemLensError(f"config: [{name}] must be a table")
+    known = {f.name: f for f in fields(cls)}
+    values = {}
+    for key, value in raw.items():
+        if key not in known:
+            raise MemLensError(f"config: unknown key '{key}' in [{name}]")
+        default = known[key].default
+        expected = type(default)
+        if expected is float and isinstance(value, int) and not isinstance(value, bool):
+            value = float(value)
+        if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
+            raise MemLensError(f"config: [{name}] {key} must be {expected.__name__}")
+        values[key] = value
+    return cls(**values)
+
+
+def settings_from_dict(raw: dict[str, Any]) -> Settings:
+    """Build settings from a parsed TOML document, rejecting unknown keys and wrong types."""
+    sections = {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]
+    unknown = set(raw) - set(sections)
+    if unknown:
+        raise MemLensError(f"config: unknown section [{sorted(unknown)[0]}]")
+    parts = {name: _section(type(factory()), raw[name], name) for name, factory in sections.items() if name in raw}
+    return replace(Settings(), **parts)
+
+
+def load_settings(path: Path | None) -> Settings:
+    """Read settings from ``path``; ``None`` or a missing default file means the defaults."""
+    if path is None or not path.exists():
+        return Settings()
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as err:
+        raise MemLensError(f"config: {path} is not valid TOML: {err}") from None
+    except OSError as err:
+        raise MemLensError(f"config: cannot read {path}: {err.strerror}") from None
+    return settings_from_dict(raw)

@@ -1,0 +1,294 @@
+"""``Memory``: the one facade every front end (CLI, HTTP, MCP, GUI) calls.
+
+It owns the SQLite store, the embedder (loaded on first need) and the
+in-memory vector index of active facts. The index follows this process's own
+writes directly and other processes' writes through the journal, checked
+cheaply with ``PRAGMA data_version`` before each read.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import IO, Any, Iterable, Sequence
+
+import numpy as np
+
+from . import history, transfer
+from .absorb import AbsorbPlanner, RawItem
+from .jsonl import open_input, read_records
+from .apply import Changes, PlanWriter, check_fresh, select_items
+from .clock import Clock, system_clock
+from .config import Settings
+from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
+from .errors import InvalidInput, PlanError, StoreError
+from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
+from .records import Fact, JournalEntry, load_facts, read_journal
+from .search import Hit, Searcher, SearchFilters
+from .store import Store
+from .vectors import VectorIndex
+
+MAX_TOP_K = 1000
+MAX_QUERY_CHARS = 4000
+
+
+class Memory:
+    """An open memory file. Use as a context manager, or call ``close()``."""
+
+    def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,
+                 actor: str = "api", embedder: Embedder | None = None, create: bool = True) -> None:
+        self.settings = settings or Settings()
+        self.clock = clock
+        self.actor = actor
+        self._store = Store.open(path, create=create)
+        self._embedder = embedder
+        self._index: VectorIndex | None = None
+        self._journal_mark = 0
+        self._data_version = -1
+
+    # -- lifecycle -------------------------------------------------------------
+    @property
+    def path(self) -> Path:
+        return self._store.path
+
+    @property
+    def read_only(self) -> bool:
+        return self._store.read_only
+
+    def close(self) -> None:
+        self._store.close()
+
+    def __enter__(self) -> "Memory":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- embeddings and the index ----------------------------------------------
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = shared_embedder(self.settings.embedding.model, self.settings.embedding.batch_size)
+        return self._embedder
+
+    @property
+    def model_id(self) -> str:
+        return self._embedder.model_id if self._embedder is not None else self.settings.embedding.model
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))
+
+    def _vector_rows(self, where: str, params: Sequence[Any]) -> tuple[list[int], list[np.ndarray], set[int]]:
+        ids, vectors, inactive = [], [], set()
+        for fact_id, status, blob, model in self._store.db.execute(
+                f"SELECT id, status, embedding, embedding_model FROM facts WHERE {where}", params):
+            if status != "active" or blob is None or model != self.model_id:
+                inactive.add(fact_id)
+                continue
+            vector = np.frombuffer(blob, dtype=np.float32)
+            if len(vector) == (self._index.dim if self._index else len(vector)):
+                ids.append(fact_id)
+                vectors.append(vector)
+            else:
+                inactive.add(fact_id)  # a damaged BLOB must not break search for the rest
+        return ids, vectors, inactive
+
+    def _ready_index(self) -> VectorIndex:
+        """The index of active vectors, loaded once and then kept in step."""
+        db = self._store.db
+        if self._index is None:
+            self._journal_mark = db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
+            self._data_version = self._store.data_version()
+            first = db.execute("SELECT embedding FROM facts WHERE status = 'active' AND embedding_model = ? "
+                               "AND embedding IS NOT NULL LIMIT 1", (self.model_id,)).fetchone()
+            dim = len(first[0]) // 4 if first else getattr(self._embedder, "dim", DEFAULT_DIM)
+            self._index = VectorIndex(dim)
+            ids, vectors, _ = self._vector_rows("status = 'active'", ())
+            if ids:
+                self._index.add(ids, np.stack(vectors))
+        elif self._store.data_version() != self._data_version:
+            self._catch_up()
+        return self._index
+
+    def _catch_up(self) -> None:
+        """Apply other processes' writes, found through the journal, to the index."""
+        db = self._store.db
+        self._data_version = self._store.data_version()
+        rows = db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id", (self._journal_mark,)).fetchall()
+        if not rows:
+            return
+        self._journal_mark = rows[-1][0]
+        touched = sorted({r[1] for r in rows if r[1] is not None})
+        for start in range(0, len(touched), 500):
+            chunk = touched[start:start + 500]
+            ids, vectors, inactive = self._vector_rows(f"id IN ({','.join('?' * len(chunk))})", chunk)
+            self._index.remove(sorted(inactive))
+            if ids:
+                self._index.add(ids, np.stack(vectors))
+
+    def _note_changes(self, changes: Changes) -> None:
+        if self._index is None:
+            return
+        self._index.remove(changes.deactivated)
+        if changes.inserted:
+            self._index.add(list(changes.inserted), np.stack(list(changes.inserted.values())))
+
+    # -- absorb and plans --------------------------------------------------------
+    def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None) -> Plan:
+        """Plan the absorption of ``items`` (dicts, strings or ``RawItem``s); apply it unless ``dry_run``.
+
+        A dry run stores the plan as a draft (so it can be shown and applied later)
+        and writes nothing else: no fact, edge, counter or journal entry.
+        """
+        raw = [it if isinstance(it, RawItem) else RawItem(it) for it in items]
+        with self._store.guard():
+            planner = AbsorbPlanner(self._store.db, self._ready_index(), self.embed, self.settings.memory)
+            plan_items, vectors = planner.plan(raw, defaults or {})
+            plan = Plan(None, "absorb", self.clock(), self.actor, "draft", plan_items)
+            if self.read_only:
+                if not dry_run:
+                    raise StoreError(f"{self.path} is read-only: nothing was written (a dry run still works)")
+                return plan
+            with self._store.transaction() as db:
+                save_plan(db, plan)
+            if not dry_run:
+                self._apply(plan, None, vectors)
+            return plan
+
+    def plan(self, plan_id: int) -> Plan:
+        with self._store.guard():
+            return load_plan(self._store.db, plan_id)
+
+    def plans(self, status: str | None = None, limit: int = 200) -> list[PlanSummary]:
+        with self._store.guard():
+            return list_plans(self._store.db, status, limit)
+
+    def apply_plan(self, plan_id: int, only: list[int] | None = None) -> Plan:
+        """Apply a stored draft plan (or ``only`` some of its items) in one transaction."""
+        with self._store.guard():
+            plan = load_plan(self._store.db, plan_id)
+            self._ready_index()
+            return self._apply(plan, only, {})
+
+    def discard_plan(self, plan_id: int) -> Plan:
+        with self._store.guard():
+            plan = load_plan(self._store.db, plan_id)
+            if plan.status != "draft":
+                raise PlanError(f"plan {plan_id} is {plan.status}; only a draft plan can be discarded")
+            with self._store.transaction() as db:
+                mark_plan(db, plan, "discarded", self.clock())
+            return plan
+
+    def _apply(self, plan: Plan, only: list[int] | None, vectors: dict[int, np.ndarray]) -> Plan:
+        selected = select_items(plan, only)
+        now = self.clock()
+        problems = check_fresh(self._store.db, plan, selected)
+        if problems:
+            with self._store.transaction() as db:
+                mark_plan(db, plan, "refused", now, "; ".join(problems))
+            raise PlanError(f"plan {plan.id} is out of date and was refused, nothing written: {problems[0]}"
+                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+                            + "; make a new dry run")
+        missing = [it for it in selected if it.incoming and it.index not in vectors and it.outcome in INSERTING]
+        if missing:
+            vectors = dict(vectors)
+            for it, vector in zip(missing, self.embed([it.incoming["text"] for it in missing])):
+                vectors[it.index] = vector
+        with self._store.transaction() as db:
+            if plan.kind == "import":
+                changes = transfer.restore(db, plan, selected, vectors, self.model_id, now, self.actor)
+            else:
+                changes = PlanWriter(db, plan, now, self.actor, self.model_id, self.settings.memory,
+                                     vectors).write(selected)
+            plan.applied_indexes = [it.index for it in selected]
+            mark_plan(db, plan, "applied", now)
+        self._note_changes(changes)
+        return plan
+
+    # -- moving memories in and out ---------------------------------------------
+    def export(self, stream: IO[str]) -> int:
+        """Write every fact (all statuses) with its edges as JSONL; returns the number of facts."""
+        with self._store.guard():
+            return transfer.write_export(stream, self._store.db, self.clock())
+
+    def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None) -> Plan:
+        """Import JSONL: a MemLens export is restored as an ``import`` plan; any other file is absorbed."""
+        with open_input(Path(path)) as stream:
+            entries = list(read_records(stream))
+        if not entries or not transfer.is_export_header(entries[0][1].value):
+            return self.absorb([raw for _, raw in entries], dry_run=dry_run, defaults=defaults)
+        records = [(k, raw.value, raw.error) for k, (_, raw) in enumerate(entries[1:])]
+        with self._store.guard():
+            items = transfer.plan_restore(self._store.db, records, self.settings.memory)
+            plan = Plan(None, "import", self.clock(), self.actor, "draft", items)
+            if self.read_only:
+                raise StoreError(f"{self.path} is read-only: nothing was written")
+            with self._store.transaction() as db:
+                save_plan(db, plan)
+            if not dry_run:
+                self._ready_index()
+                self._apply(plan, None, {})
+            return plan
+
+    # -- reading -----------------------------------------------------------------
+    def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
+               query_vector: np.ndarray | None = None) -> list[Hit]:
+        """Hybrid search; pass ``query_vector`` to skip embedding the query."""
+        if not isinstance(query, str):
+            raise InvalidInput("query must be a string")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidInput(f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+        if not 1 <= top_k <= MAX_TOP_K:
+            raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
+        if not query.strip():
+            return []
+        filters = filters or SearchFilters()
+        with self._store.guard():
+            index = self._ready_index()
+            vector = self.embed([query])[0] if query_vector is None else np.asarray(query_vector, np.float32)
+            if len(vector) != index.dim:
+                raise InvalidInput(f"query vector has {len(vector)} dimensions; this memory uses {index.dim}")
+            hits = Searcher(self._store.db, index, self.settings.memory).search(
+                query, vector, top_k, filters, self.clock())
+            self._count_access([h.fact.id for h in hits])
+        return hits
+
+    def _count_access(self, fact_ids: list[int]) -> None:
+        """Access counters feed gc; they are telemetry, so a busy or read-only file just skips them."""
+        if not fact_ids or self.read_only:
+            return
+        try:
+            with self._store.transaction() as db:
+                db.execute(f"UPDATE facts SET access_count = access_count + 1, last_accessed = ? "
+                           f"WHERE id IN ({','.join('?' * len(fact_ids))})", [self.clock(), *fact_ids])
+        except StoreError:
+            pass
+
+    def get(self, fact_id: int, mode: str = "active") -> history.Reading:
+        with self._store.guard():
+            reading = history.read(self._store.db, fact_id, mode)
+            self._count_access([f.id for f in reading.facts if f.id == fact_id or mode == "latest"])
+            return reading
+
+    def history(self, fact_id: int) -> history.Reading:
+        return self.get(fact_id, "full_history")
+
+    def facts(self, fact_ids: Iterable[int]) -> dict[int, Fact]:
+        with self._store.guard():
+            return load_facts(self._store.db, fact_ids)
+
+    def journal(self, fact_id: int | None = None, after_id: int = 0, limit: int = 200) -> list[JournalEntry]:
+        with self._store.guard():
+            return read_journal(self._store.db, fact_id, after_id, limit)
+
+    def stats(self) -> dict[str, Any]:
+        with self._store.guard():
+            db = self._store.db
+            statuses = Counter({s: n for s, n in db.execute("SELECT status, count(*) FROM facts GROUP BY status")})
+            stale = db.execute("SELECT count(*) FROM facts WHERE embedding_model IS NOT ? OR embedding IS NULL",
+                               (self.model_id,)).fetchone()[0]
+            return {"path": str(self.path), "facts": sum(statuses.values()), "by_status": dict(statuses),
+                    "edges": db.execute("SELECT count(*) FROM edges").fetchone()[0],
+                    "entities": db.execute("SELECT count(*) FROM entities").fetchone()[0],
+                    "plans": db.execute("SELECT count(*) FROM plans").fetchone()[0],
+                    "embedding_model": self.model_id, "needs_reembedding": stale, "read_only": self.read_only}

@@ -1,0 +1,180 @@
+"""Named schema migrations, tracked with ``PRAGMA user_version``.
+
+Each migration runs in its own transaction. The triggers here are what makes
+the archive append-only even for someone with a raw SQL shell: no ``DELETE``
+on any record table, and a fact's identity (id, text, scope, created_at,
+content_hash) can never be rewritten.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Callable
+
+ENTITY_TYPES = ("person", "company", "project", "technology", "role", "location", "event", "product")
+EDGE_TYPES = ("supersedes", "contradicts", "related", "derived_from", "distilled_from", "summarises")
+PLAN_STATUSES = ("draft", "applied", "refused", "discarded")
+
+
+def _in(values: tuple[str, ...]) -> str:
+    return "(" + ", ".join(f"'{v}'" for v in values) + ")"
+
+
+def _forbid_delete(table: str) -> str:
+    return (
+        f"CREATE TRIGGER {table}_never_deleted BEFORE DELETE ON {table} BEGIN "
+        f"SELECT RAISE(ABORT, 'memlens: rows of {table} are never deleted'); END;"
+    )
+
+
+def _forbid_update(table: str, columns: tuple[str, ...], what: str) -> str:
+    changed = " OR ".join(f"NEW.{c} IS NOT OLD.{c}" for c in columns)
+    message = what.replace("'", "''")
+    return (
+        f"CREATE TRIGGER {table}_immutable BEFORE UPDATE ON {table} WHEN {changed} BEGIN "
+        f"SELECT RAISE(ABORT, 'memlens: {message}'); END;"
+    )
+
+
+def create_archive() -> str:
+    """Version 1: facts with FTS5, edges, entities, journal and plans."""
+    statuses = _in(("active", "superseded", "archived", "expired"))
+    return f"""
+        CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE facts (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            text TEXT NOT NULL,
+            scope TEXT NOT NULL CHECK (scope IN {_in(("agent", "user", "run"))}),
+            kind TEXT NOT NULL CHECK (kind IN {_in(("explicit", "user_preference", "episodic", "derived"))}),
+            subject TEXT, predicate TEXT, object TEXT,
+            confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
+            importance REAL NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),
+            tags TEXT NOT NULL DEFAULT '[]',
+            status TEXT NOT NULL DEFAULT 'active' CHECK (status IN {statuses}),
+            session_id TEXT,
+            created_at REAL NOT NULL,
+            last_reinforced REAL NOT NULL,
+            last_accessed REAL,
+            access_count INTEGER NOT NULL DEFAULT 0,
+            reinforcement_count INTEGER NOT NULL DEFAULT 0,
+            expires_at REAL,
+            source TEXT,
+            evidence TEXT NOT NULL DEFAULT '[]',
+            metadata TEXT NOT NULL DEFAULT '{{}}',
+            content_hash TEXT NOT NULL,
+            embedding BLOB,
+            embedding_model TEXT,
+            plan_id INTEGER
+        );
+        CREATE INDEX facts_by_hash ON facts(content_hash, status);
+        CREATE INDEX facts_by_status ON facts(status);
+        CREATE INDEX facts_by_triple ON facts(subject, predicate) WHERE subject IS NOT NULL;
+        CREATE VIRTUAL TABLE facts_fts USING fts5(
+            text, content='facts', content_rowid='id',
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER facts_index_text AFTER INSERT ON facts BEGIN
+            INSERT INTO facts_fts(rowid, text) VALUES (new.id, new.text);
+        END;
+        {_forbid_delete("facts")}
+        {_forbid_update("facts", ("id", "text", "scope", "created_at", "content_hash"),
+                        "a fact's id, text, scope, created_at and content_hash are immutable")}
+
+        -- Hashes of texts merged into a fact as its evidence, so they too die by hash later.
+        CREATE TABLE text_aliases (
+            content_hash TEXT NOT NULL,
+            fact_id INTEGER NOT NULL REFERENCES facts(id),
+            PRIMARY KEY (content_hash, fact_id)
+        );
+        {_forbid_delete("text_aliases")}
+
+        CREATE TABLE edges (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            src_id INTEGER NOT NULL REFERENCES facts(id),
+            dst_id INTEGER NOT NULL REFERENCES facts(id),
+            type TEXT NOT NULL CHECK (type IN {_in(EDGE_TYPES)}),
+            created_at REAL NOT NULL,
+            plan_id INTEGER,
+            UNIQUE (src_id, dst_id, type)
+        );
+        CREATE INDEX edges_by_dst ON edges(dst_id);
+        {_forbid_delete("edges")}
+        {_forbid_update("edges", ("id", "src_id", "dst_id", "type", "created_at"), "edges are immutable")}
+
+        CREATE TABLE entities (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            name TEXT NOT NULL,
+            norm_name TEXT NOT NULL,
+            type TEXT NOT NULL CHECK (type IN {_in(ENTITY_TYPES)}),
+            created_at REAL NOT NULL,
+            UNIQUE (norm_name, type)
+        );
+        CREATE TABLE entity_mentions (
+            fact_id INTEGER NOT NULL REFERENCES facts(id),
+            entity_id INTEGER NOT NULL REFERENCES entities(id),
+            PRIMARY KEY (fact_id, entity_id)
+        );
+        CREATE INDEX mentions_by_entity ON entity_mentions(entity_id);
+        CREATE TABLE relations (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            src_entity INTEGER NOT NULL REFERENCES entities(id),
+            type TEXT NOT NULL,
+            dst_entity INTEGER NOT NULL REFERENCES entities(id),
+            fact_id INTEGER NOT NULL REFERENCES facts(id),
+            created_at REAL NOT NULL,
+            UNIQUE (src_entity, type, dst_entity, fact_id)
+        );
+        {_forbid_delete("entities")}
+        {_forbid_delete("entity_mentions")}
+        {_forbid_delete("relations")}
+
+        CREATE TABLE journal (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            action TEXT NOT NULL,
+            fact_id INTEGER,
+            plan_id INTEGER,
+            details TEXT NOT NULL DEFAULT '{{}}'
+        );
+        CREATE INDEX journal_by_fact ON journal(fact_id);
+        {_forbid_delete("journal")}
+        CREATE TRIGGER journal_immutable BEFORE UPDATE ON journal BEGIN
+            SELECT RAISE(ABORT, 'memlens: the journal is append-only');
+        END;
+
+        CREATE TABLE plans (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            kind TEXT NOT NULL,
+            created_at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            status TEXT NOT NULL CHECK (status IN {_in(PLAN_STATUSES)}),
+            items TEXT NOT NULL,
+            summary TEXT NOT NULL,
+            decided_at REAL,
+            applied_items TEXT,
+            note TEXT
+        );
+        {_forbid_delete("plans")}
+        {_forbid_update("plans", ("id", "kind", "created_at", "items"), "a plan's items are immutable")}
+        """
+
+
+MIGRATIONS: list[tuple[str, Callable[[], str]]] = [
+    ("create_archive", create_archive),
+]
+LATEST_VERSION = len(MIGRATIONS)
+
+
+def migrate(db: sqlite3.Connection, current: int) -> None:
+    """Apply every migration after ``current``, each in its own transaction."""
+    for version, (_name, step) in enumerate(MIGRATIONS, start=1):
+        if version <= current:
+            continue
+        # executescript commits any open transaction first, so the script carries its own.
+        try:
+            db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise

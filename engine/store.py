@@ -1,0 +1,153 @@
+"""Opening a memory file: checks, pragmas, migrations and transactions.
+
+A memory is one SQLite file in WAL mode. Opening refuses, with a clear
+message, anything that is not a MemLens memory, a schema newer than this
+code, and a file that is locked; a read-only file opens read-only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Iterator
+
+from .errors import StoreError
+from .migrations import LATEST_VERSION, migrate
+
+SQLITE_HEADER = b"SQLite format 3\x00"
+BUSY_TIMEOUT_MS = 5000
+OUR_TABLES = {"facts", "edges", "journal", "plans"}
+
+
+def _check_file(path: Path) -> None:
+    if path.is_dir():
+        raise StoreError(f"{path} is a folder, not a memory file")
+    try:
+        with path.open("rb") as handle:
+            header = handle.read(len(SQLITE_HEADER))
+    except PermissionError:
+        raise StoreError(f"{path} cannot be read (permission denied)") from None
+    if header and header != SQLITE_HEADER:
+        raise StoreError(f"{path} is not a SQLite file, so it is not a MemLens memory")
+
+
+def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
+    uri = f"file:{path.as_posix()}?mode={'ro' if read_only else 'rwc'}"
+    db = sqlite3.connect(uri, uri=True, isolation_level=None, check_same_thread=False,
+                         timeout=BUSY_TIMEOUT_MS / 1000)
+    db.row_factory = sqlite3.Row
+    db.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    return db
+
+
+def _schema_version(db: sqlite3.Connection, path: Path) -> int:
+    try:
+        version = db.execute("PRAGMA user_version").fetchone()[0]
+        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as err:
+        raise StoreError(f"{path} cannot be read as a SQLite database: {err}") from None
+    if version > LATEST_VERSION:
+        raise StoreError(f"{path} was written by a newer MemLens (schema {version}; "
+                         f"this version reads up to {LATEST_VERSION}); upgrade MemLens to open it")
+    if version == 0 and tables:
+        raise StoreError(f"{path} is a SQLite database of another program, not a MemLens memory")
+    if version > 0 and not OUR_TABLES <= tables:
+        raise StoreError(f"{path} is not a MemLens memory (tables missing)")
+    return version
+
+
+class Store:
+    """One open memory file. Thread-safe through one lock; the GUI's workers share it."""
+
+    def __init__(self, path: Path, db: sqlite3.Connection, read_only: bool) -> None:
+        self.path = path
+        self.db = db
+        self.read_only = read_only
+        self.lock = threading.RLock()
+
+    @classmethod
+    def open(cls, path: Path | str, create: bool = True) -> "Store":
+        path = Path(path).expanduser()
+        exists = path.exists()
+        if not exists and not create:
+            raise StoreError(f"no memory at {path} (absorb or import something to create it)")
+        if exists:
+            _check_file(path)
+        elif not path.parent.is_dir():
+            raise StoreError(f"cannot create {path}: folder {path.parent} does not exist")
+        # A file without write bits is read-only even for root: respect the owner's intent.
+        read_only = exists and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222)
+        try:
+            db = _connect(path, read_only)
+            version = _schema_version(db, path)
+            if version < LATEST_VERSION:
+                if read_only:
+                    raise StoreError(f"{path} is read-only and needs a schema upgrade; make it writable")
+                db.execute("PRAGMA journal_mode = WAL")
+                migrate(db, version)
+            elif not read_only:
+                db.execute("PRAGMA journal_mode = WAL")
+            db.execute("PRAGMA foreign_keys = ON")
+        except sqlite3.OperationalError as err:
+            raise StoreError(_explain(path, err)) from None
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{path} is damaged or not a SQLite database: {err}") from None
+        return cls(path, db, read_only)
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    @contextlib.contextmanager
+    def guard(self) -> Iterator[sqlite3.Connection]:
+        """Hold the lock, and turn a damaged or vanished file into a clear ``StoreError``."""
+        with self.lock:
+            try:
+                yield self.db
+            except sqlite3.IntegrityError:
+                raise  # a broken rule is a bug, not a damaged file
+            except sqlite3.OperationalError as err:
+                raise StoreError(_explain(self.path, err)) from None
+            except sqlite3.DatabaseError as err:
+                raise StoreError(f"{self.path} is damaged: {err}; the rest of the file may still be "
+                                 f"readable with 'sqlite3 .recover'") from None
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction; everything inside commits together or not at all."""
+        if self.read_only:
+            raise StoreError(f"{self.path} is read-only: nothing was written")
+        with self.lock:
+            try:
+                self.db.execute("BEGIN IMMEDIATE")
+            except sqlite3.OperationalError as err:
+                raise StoreError(_explain(self.path, err)) from None
+            try:
+                yield self.db
+                self.db.execute("COMMIT")
+            except BaseException as err:
+                if self.db.in_transaction:
+                    self.db.execute("ROLLBACK")
+                if isinstance(err, sqlite3.OperationalError):
+                    raise StoreError(_explain(self.path, err)) from None
+                raise
+
+    def data_version(self) -> int:
+        """Changes when another connection commits; used to keep in-memory indexes in step."""
+        return self.db.execute("PRAGMA data_version").fetchone()[0]
+
+
+def _explain(path: Path, err: sqlite3.OperationalError) -> str:
+    text = str(err)
+    if "locked" in text or "busy" in text:
+        return f"{path} is locked by another program; try again when it is done"
+    if "readonly" in text or "read-only" in text:
+        return f"{path} is read-only: nothing was written"
+    if "unable to open" in text:
+        return f"cannot open {path}: check that the folder exists and is writable"
+    if "disk" in text and "full" in text:
+        return f"the disk holding {path} is full: nothing was written"
+    return f"{path}: {text}"

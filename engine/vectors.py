@@ -1,0 +1,89 @@
+"""The in-memory vector index of active facts: one contiguous float32 matrix.
+
+Search multiplies the whole matrix by the query once; writes add or drop rows
+in place (amortised growth, swap-with-last removal), so nothing is rebuilt
+per query.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+class VectorIndex:
+    def __init__(self, dim: int) -> None:
+        self.dim = dim
+        self._matrix = np.zeros((0, dim), dtype=np.float32)
+        self._ids = np.zeros(0, dtype=np.int64)
+        self._row_of: dict[int, int] = {}
+        self._size = 0
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, fact_id: int) -> bool:
+        return fact_id in self._row_of
+
+    @property
+    def ids(self) -> np.ndarray:
+        return self._ids[: self._size]
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._matrix[: self._size]
+
+    def _reserve(self, extra: int) -> None:
+        needed = self._size + extra
+        if needed <= len(self._matrix):
+            return
+        capacity = max(needed, 2 * len(self._matrix), 256)
+        matrix = np.zeros((capacity, self.dim), dtype=np.float32)
+        ids = np.zeros(capacity, dtype=np.int64)
+        matrix[: self._size] = self._matrix[: self._size]
+        ids[: self._size] = self._ids[: self._size]
+        self._matrix, self._ids = matrix, ids
+
+    def add(self, fact_ids: list[int], vectors: np.ndarray) -> None:
+        """Add or replace rows; ``vectors`` has one unit-length row per id."""
+        if len(fact_ids) == 0:
+            return
+        vectors = np.asarray(vectors, dtype=np.float32).reshape(len(fact_ids), self.dim)
+        self._reserve(len(fact_ids))
+        for fact_id, vector in zip(fact_ids, vectors):
+            row = self._row_of.get(fact_id)
+            if row is None:
+                row = self._size
+                self._row_of[fact_id] = row
+                self._ids[row] = fact_id
+                self._size += 1
+            self._matrix[row] = vector
+
+    def remove(self, fact_ids: list[int]) -> None:
+        for fact_id in fact_ids:
+            row = self._row_of.pop(fact_id, None)
+            if row is None:
+                continue
+            last = self._size - 1
+            if row != last:
+                moved = int(self._ids[last])
+                self._matrix[row] = self._matrix[last]
+                self._ids[row] = moved
+                self._row_of[moved] = row
+            self._size = last
+
+    def vector(self, fact_id: int) -> np.ndarray | None:
+        row = self._row_of.get(fact_id)
+        return None if row is None else self._matrix[row]
+
+    def cosine(self, query: np.ndarray) -> np.ndarray:
+        """Cosine of every indexed fact with a unit-length query, aligned with ``ids``."""
+        return self.matrix @ np.asarray(query, dtype=np.float32)
+
+    def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
+        if self._size == 0 or k <= 0:
+            return []
+        scores = self.cosine(query)
+        k = min(k, self._size)
+        top = np.argpartition(-scores, k - 1)[:k]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(int(self._ids[i]), float(scores[i])) for i in top]

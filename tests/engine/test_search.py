@@ -1,0 +1,125 @@
+"""Hybrid search: score parts, filters, hostile queries, decay and counters."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from engine import InvalidInput, Memory, SearchFilters
+from engine.decay import effective_confidence, freshness
+
+FACTS = [
+    {"text": "Maya prefers dark mode in every editor and terminal she uses.", "scope": "user",
+     "kind": "user_preference", "tags": ["ui"]},
+    {"text": "Northwind Robotics is headquartered in Kazan, next to the Kazanka river.", "scope": "agent",
+     "tags": ["company"]},
+    {"text": "The Ferrite service writes robot telemetry into PostgreSQL 16 with COPY.", "scope": "agent",
+     "tags": ["ferrite", "db"]},
+    {"text": "During the session we fixed Kafka consumer lag in Ferrite by tuning batches.", "scope": "run",
+     "kind": "episodic", "session_id": "2026-11-02-a"},
+    {"text": "Sofia Marques works remotely from Lisbon and designs the Atlas Console screens.", "scope": "agent"},
+]
+
+
+@pytest.fixture
+def filled(memory: Memory) -> Memory:
+    memory.absorb(FACTS)
+    return memory
+
+
+def test_hits_carry_consistent_score_parts(filled: Memory) -> None:
+    hits = filled.search("which colour theme does Maya like", top_k=3)
+    top = hits[0]
+    assert "dark mode" in top.fact.text
+    expected = (0.7 * top.cosine + 0.3 * top.bm25) * top.freshness
+    assert top.score == pytest.approx(expected)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    assert 0 <= top.bm25 <= 1 and 0 <= top.cosine <= 1
+
+
+def test_keyword_only_match_is_found(filled: Memory) -> None:
+    hits = filled.search("PostgreSQL", top_k=2)
+    assert "PostgreSQL" in hits[0].fact.text and hits[0].bm25 == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize("query", ['"', "AND OR", "NEAR(", "*", "'; DROP TABLE facts; --", "NOT", "a:b",
+                                   "(((", "^", "-", "\"unbalanced", "col:value*", "🙂", "   ", "\x00"])
+def test_hostile_fts_queries_never_error(filled: Memory, query: str) -> None:
+    hits = filled.search(query, top_k=5)
+    assert isinstance(hits, list)
+    assert filled.stats()["facts"] == len(FACTS)
+
+
+def test_query_limits(filled: Memory) -> None:
+    with pytest.raises(InvalidInput, match="limit"):
+        filled.search("x" * 5000)
+    with pytest.raises(InvalidInput, match="top_k"):
+        filled.search("Maya", top_k=0)
+    with pytest.raises(InvalidInput, match="dimensions"):
+        filled.search("Maya", query_vector=np.ones(3, np.float32))
+
+
+def test_filters_by_scope_kind_tag_and_time(filled: Memory) -> None:
+    assert {h.fact.scope for h in filled.search("Ferrite", filters=SearchFilters(scope="run"))} == {"run"}
+    assert {h.fact.kind for h in filled.search("Maya", filters=SearchFilters(kind="user_preference"))} == \
+        {"user_preference"}
+    tagged = filled.search("telemetry", filters=SearchFilters(tags=("db",)))
+    assert [h.fact.tags for h in tagged] == [["ferrite", "db"]]
+    assert filled.search("Ferrite", filters=SearchFilters(until=0)) == []
+
+
+def test_min_confidence_uses_the_decayed_value(filled: Memory, clock) -> None:
+    clock.advance(10)  # episodic decays at 0.30/day: 0.4 * e^-3 ~ 0.02
+    hits = filled.search("Kafka consumer lag", filters=SearchFilters(min_confidence=0.1))
+    assert all(h.fact.kind != "episodic" for h in hits)
+    episodic = filled.search("Kafka consumer lag", filters=SearchFilters(scope="run"))[0]
+    assert episodic.effective_confidence == pytest.approx(0.4 * math.exp(-0.3 * 10), rel=1e-3)
+
+
+def test_superseded_facts_only_on_request(memory: Memory) -> None:
+    memory.absorb([{"text": "Maya lives in the Kazan city centre near the Kremlin.", "subject": "Maya",
+                    "predicate": "lives_in", "object": "Kazan centre"}])
+    memory.absorb([{"text": "Maya moved to Innopolis to be closer to the Northwind office.", "subject": "Maya",
+                    "predicate": "lives_in", "object": "Innopolis"}])
+    active = memory.search("where does Maya live", top_k=5)
+    assert all(h.fact.status == "active" for h in active)
+    history = memory.search("where does Maya live", top_k=5,
+                            filters=SearchFilters(statuses=("superseded",)))
+    assert [h.fact.status for h in history] == ["superseded"] and history[0].cosine > 0.3
+
+
+def test_freshness_decays_one_percent_a_day_with_a_floor(filled: Memory, clock) -> None:
+    first = filled.search("Kazan headquarters", top_k=1)[0]
+    assert first.freshness == pytest.approx(1.0)
+    clock.advance(30)
+    assert filled.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(0.7)
+    clock.advance(300)
+    assert filled.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(0.5)
+    assert freshness(400, 0.01, 0.0) == 0.0  # floor 0 reproduces the seed's max(0, ...)
+
+
+def test_search_bumps_access_counters(filled: Memory, clock) -> None:
+    hit = filled.search("Sofia Lisbon", top_k=1)[0]
+    fact = filled.facts([hit.fact.id])[hit.fact.id]
+    assert fact.access_count == 1 and fact.last_accessed == clock.at
+
+
+def test_query_vector_skips_embedding(filled: Memory, embedder) -> None:
+    vector = embedder.embed(["Kazan headquarters"])[0]
+    assert filled.search("Kazan headquarters", query_vector=vector)[0].fact.id == \
+        filled.search("Kazan headquarters")[0].fact.id
+
+
+def test_effective_confidence_per_kind() -> None:
+    assert effective_confidence(0.5, "user_preference", 35) == pytest.approx(0.5 * math.exp(-0.7))
+    assert effective_confidence(0.4, "episodic", 0) == pytest.approx(0.4)
+
+
+def test_index_follows_writes_from_another_process(filled: Memory, db_path, clock, embedder) -> None:
+    filled.search("warm up the index")
+    with Memory(db_path, clock=clock, embedder=embedder, actor="other") as other:
+        other.absorb(["The Tidewater project exports robot data to Spreeline Lake every night."])
+    hits = filled.search("Tidewater nightly export", top_k=1)
+    assert "Tidewater" in hits[0].fact.text and hits[0].cosine > 0.4
