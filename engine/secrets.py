@@ -1,17 +1,12 @@
 """Credential detection for incoming fact text.
 
-The engine refuses to store a fact that carries a secret (an API key, a
-password, a private key), so this scan runs on every write. It has to be fast
-on ordinary prose and conservative: a false positive refuses a user's memory.
-Three families of evidence are combined:
-
-* self-identifying formats (``ghp_...``, ``AKIA...``, JWTs, vendor-prefixed
-  random tokens), listed in ``engine.secret_rules``;
-* a secret-sounding identifier assigned a literal (``api_key = "..."``,
-  ``"token": "..."``, ``<dbPassword>...</dbPassword>``): templates and
-  placeholders never count, and keys and tokens must also look random;
-* credentials in PEM blocks, URLs, ``curl -u`` and ``Authorization`` headers.
-
+The engine refuses to store a fact that carries a secret, so this scan runs on
+every write: it must be fast on prose and conservative, since a false positive
+refuses a user's memory. Evidence comes from self-identifying formats
+(``ghp_...``, ``AKIA...``, JWTs; see ``engine.secret_rules``), from a
+secret-sounding identifier bound to a literal (``api_key = "..."``,
+``"token": "..."``; never a template or placeholder, and keys must look random),
+and from PEM blocks, URLs, ``curl -u`` and ``Authorization`` headers.
 Findings carry a rule name and a character span, never the value itself.
 """
 
@@ -40,33 +35,39 @@ _Hit = tuple[int, int, int, str]  # (priority, start, end, rule)
 _PREFIX_RE = re.compile("|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(R.PREFIX_RULES)), re.ASCII)
 # Runs of token characters long enough to hold a credential; prose has few.
 # The byte table answers "is there any such run?" without a regex scan.
-_TOKEN_CHARS = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.~:|@-"
-_RUN_TABLE = bytes(1 if i in _TOKEN_CHARS else 0 for i in range(256))
+_RUN_TABLE = bytes(chr(i) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.~:|@-"
+                   for i in range(256))
 _RUN = b"\x01" * 12
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.~:|@-]{12,}")
 # Every format has a digit, an inner capital or a symbol; long plain words do not.
 _NOT_A_WORD = re.compile(r"[0-9A-Z_+/=~|@:]")
-_STEMS = ("pass", "pw", "secre", "token", "key", "auth", "cred")
-_STEM = re.compile("|".join(_STEMS))
+_TOKEN_SEP = re.compile(r"[=:|@]+")
+_STEMS = (b"pass", b"pw", b"secre", b"token", b"key", b"auth", b"cred")
+_STEM = re.compile(b"|".join(_STEMS))
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _IDENT_TAIL = re.compile(r"[\w.-]*", re.ASCII)
 _WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PROSE_QUALIFIER = re.compile(r"(?i)\b(api|access|secret|private|auth|license|signing|bot|refresh|deploy) $")
 # What may follow a secret-sounding identifier: an operator of some language,
-# an XML element, a call, or a bare space (CLI flags, ``password "x"``).
+# an XML element, a call, "is" in prose, or a bare space (``--api-key X``, ``password "x"``).
 _ASSIGN = re.compile(
     r"""(?:["'`]?\]?["'`]?)(?:\[\d*\])?(?:[ \t]+(?:string|String|str|&str))?
-    (?:[ \t]*(?P<op>:::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|=|:|,)[ \t]*
-      |(?P<call>(?:\.\w+)?\([ \t]*)|(?P<tag>>\s*)|(?P<sp>[ \t]+))
-    (?:(?:@|[rbuf]|u8)(?=["'`]))?(?:(?:Bearer|Basic|Token|token|Bot)[ \t]+)?
+    (?:[ \t]*(?P<op>:::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|=|:(?!:)|,)[ \t]*
+      |(?P<call>(?:\.\w+)?\([ \t]*)|(?P<tag>>\s*)|(?P<verb>[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]+)
+      |(?P<sp>[ \t]+))
+    (?:(?P<sprefix>@|[rbuf]|u8)(?=["'`]))?(?:(?:Bearer|Basic|Token|token|Bot)[ \t]+)?
     (?:(?P<q>["'`])(?P<qv>[^\n]{0,500}?)(?P=q)|(?P<uv>[^\s"'`;\\<]{1,500}))""",
     re.VERBOSE | re.ASCII,
 )
 _REVERSE = re.compile(r"""(["'])([^"'\n]{1,300})\1\s*[!=]==?\s*$""")
 _SCHEMES = ("Bearer ", "Basic ", "Token ")
+_CLOSING_TAG = re.compile(r"\s*</")
+_STATEMENT_END = re.compile(r"[ \t]*[;,)]?[ \t]*(?:\r?\n|$)")
+_COMPARISONS = frozenset({"==", "!=", "===", "!=="})
 _CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
 _PEM = re.compile(r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----(?P<body>.*?)(?:-----END[A-Z0-9 ]*-----|$)",
                   re.DOTALL)
-_URL_CREDS = re.compile(r"\b[a-zA-Z][\w+.-]{1,20}://[^\s:/@'\"<>]*:(?P<pw>[^\s:/@'\"<>]+)@(?=[\w.\[-])")
+_URL_CREDS = re.compile(r"\b[a-zA-Z][\w+.-]{1,20}://(?P<user>[^\s:/@'\"<>]*):(?P<pw>[^\s:/@'\"<>]+)@(?=[\w.\[-])")
 _CURL_USER = re.compile(r"""(?:^|\s)(?:-u|--user)(?:\s+|=)(?P<q>["']?)(?P<cred>[^\s"']*:(?P<pw>[^\s"']+))(?P=q)""")
 _BEARER = re.compile(r"\b(?:Bearer|Basic)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})")
 
@@ -79,7 +80,8 @@ def find_secrets(text: str) -> list[SecretFinding]:
     hits = _context_hits(text)
     if _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE):
         hits += _format_hits(text)
-    lowered = text.lower()
+    # ASCII-only lowering keeps one byte per character, so offsets stay valid ("İ".lower() would not).
+    lowered = text.encode("ascii", "replace").lower()
     for stem in _STEMS:
         if stem in lowered:
             hits += _keyword_hits(text, lowered)
@@ -110,38 +112,32 @@ def _resolve(hits: list[_Hit]) -> list[SecretFinding]:
 
 
 def _format_hits(text: str) -> list[_Hit]:
+    """Try the format table where a token can begin: a run's start or after ``= : | @``.
+
+    Anchored matches keep the cost linear in the text and stop the table from
+    finding "keys" in the middle of base64 blobs and hashes.
+    """
     out = []
     for cand in _CANDIDATE.finditer(text):
-        if not _NOT_A_WORD.search(text, cand.start() + 1, cand.end()):
+        start, end = cand.span()
+        if not _NOT_A_WORD.search(text, start + 1, end):
             continue
-        for m in _PREFIX_RE.finditer(text, cand.start(), cand.end()):
-            rule = R.PREFIX_RULES[int(m.lastgroup[1:])]
-            if _format_ok(rule.check, m.group()):
-                out.append((_PRIO_FORMAT, m.start(), m.end(), rule.name))
-        for m in R.PREFIXED_TOKEN.finditer(text, cand.start(), cand.end()):
-            if _vendor_token(m):
+        for pos in [start, *(sep.end() for sep in _TOKEN_SEP.finditer(text, start, end))]:
+            m = _PREFIX_RE.match(text, pos, end)
+            if m is not None:
+                rule = R.PREFIX_RULES[int(m.lastgroup[1:])]
+                if R.FORMAT_CHECKS[rule.check](m.group()):
+                    out.append((_PRIO_FORMAT, m.start(), m.end(), rule.name))
+            m = R.PREFIXED_TOKEN.match(text, pos, end)
+            if m is not None and _vendor_token(m):
                 out.append((_PRIO_FALLBACK, m.start(), m.end(), "prefixed-token"))
     return out
-
-
-def _format_ok(check: str, token: str) -> bool:
-    if check == "jwt":
-        return R.is_jwt(token)
-    if check == "slack":
-        return sum(c.isdigit() for c in token) >= 4 and "xxx" not in token.lower()
-    if check == "artifactory":
-        return any(c.islower() or c.isdigit() for c in token[3:])
-    if check == "mixed":
-        return R.char_classes(token) >= 3 and not R.is_placeholder(token)
-    if check == "random":
-        return R.looks_random(token)
-    return check != "placeholder" or not R.is_placeholder(token)
 
 
 def _vendor_token(m: re.Match[str]) -> bool:
     if m.group("prefix").lower() in R.NON_VENDOR_PREFIXES or m.group().startswith(R.KNOWN_VALUE_PREFIXES):
         return False
-    return R.random_body(m.group("body"))
+    return R.random_body(m.group("prefix"), m.group("body"))
 
 
 # --- credentials in PEM blocks, URLs, curl and headers --------------------
@@ -155,26 +151,26 @@ def _context_hits(text: str) -> list[_Hit]:
                 if len(re.sub(r"[\s-]", "", m.group("body"))) >= 12]
     if "://" in text:
         out += [(_PRIO_CONTEXT, m.start("pw"), m.end("pw"), "url-credentials") for m in _URL_CREDS.finditer(text)
-                if R.is_literal(m.group("pw")) and not _masked(m.group("pw"))]
+                if R.is_literal(m.group("pw")) and not _masked(m)]
     if "-u" in text:
         out += [(_PRIO_CONTEXT, m.start("pw"), m.end("pw"), "curl-credentials") for m in _CURL_USER.finditer(text)
-                if R.is_literal(m.group("cred")) and R.password_like(m.group("pw"), quoted=False)]
+                if R.is_literal(m.group("cred")) and R.password_like(m.group("pw"), quoted=True)]
     if "earer" in text or "Basic" in text:
         out += [(_PRIO_CONTEXT, m.start("v"), m.end("v"), "bearer-token") for m in _BEARER.finditer(text)
                 if R.looks_random(m.group("v"))]
     return out
 
 
-def _masked(password: str) -> bool:
-    """``user:****@host`` or ``user:xxx@host``: the password was already removed."""
-    low = password.lower()
-    return "xxx" in low or not any(c.isalnum() for c in low)
+def _masked(m: re.Match[str]) -> bool:
+    """``user:****@``, ``user:xxx@``, ``user:password@``, ``postgres:postgres@``: no real password."""
+    password = m.group("pw")
+    return R.is_placeholder(password) or not any(c.isalnum() for c in password) or password == m.group("user")
 
 
 # --- identifier = value ---------------------------------------------------
 
 
-def _keyword_hits(text: str, lowered: str) -> list[_Hit]:
+def _keyword_hits(text: str, lowered: bytes) -> list[_Hit]:
     out = []
     done = 0
     for stem in _STEM.finditer(lowered):
@@ -182,7 +178,7 @@ def _keyword_hits(text: str, lowered: str) -> list[_Hit]:
             continue  # inside an identifier or a literal already parsed
         start, end = _ident_bounds(text, stem.start())
         done = end
-        kind = _keyword_kind(text[start:end].strip(".-"))
+        kind = _keyword_kind(_with_prose_qualifier(text, start, text[start:end].strip(".-")))
         if kind is not None:
             hit, done = _assigned_value(text, start, end, kind)
             if hit is not None:
@@ -200,21 +196,34 @@ def _ident_bounds(text: str, pos: int) -> tuple[int, int]:
     return start, end
 
 
+def _with_prose_qualifier(text: str, start: int, name: str) -> str:
+    """``API key``, ``access token``: in prose the qualifier is a separate word."""
+    m = _PROSE_QUALIFIER.search(text, max(0, start - 16), start)
+    return f"{m.group(1)}_{name}" if m and name.isalpha() else name
+
+
 def _keyword_kind(ident: str) -> str | None:
     """``"password"``, ``"token"`` or ``None``: what the identifier announces."""
     words = [w.lower() for w in _WORDS.findall(ident)]
     kind, last = None, -1
     for i, word in enumerate(words):
-        found = _word_kind(word, words[i - 1] if i else "")
+        found = _word_kind(word, words[i - 1] if i else "", len(words) - i - 1)
         if found:
             kind = "password" if "password" in (kind, found) else found
             last = i
-    if kind is None or any(w in R.TRAILING_STOP_WORDS for w in words[last + 1:]):
+    trailing = [w for w in words[last + 1:] if not w.isdigit()]
+    # The keyword must head the name: ``db_password_secure`` yes, ``TokenClassificationModel`` no.
+    if kind is None or len(trailing) > 2 or any(w in R.TRAILING_STOP_WORDS for w in trailing):
         return None
+    if "public" in words or "publishable" in words:
+        return None  # public keys and tokens are meant to be shared
     return kind
 
 
-def _word_kind(word: str, before: str) -> str | None:
+def _word_kind(word: str, before: str, after: int) -> str | None:
+    if word in R.SHORT_PASSWORD_WORDS:
+        # "pass" and "pw" are verbs and abbreviations too: only ``db_pass``, ``sl_pass_secure``.
+        return "password" if before and after <= 1 else None
     if word in R.PASSWORD_WORDS or word.endswith(R.PASSWORD_SUFFIXES):
         return "password"
     if word == "key":
@@ -225,45 +234,56 @@ def _word_kind(word: str, before: str) -> str | None:
 
 
 def _assigned_value(text: str, start: int, end: int, kind: str) -> tuple[tuple | None, int]:
-    """The (start, end, rule) of the literal bound to ``text[start:end]``, and where parsing stopped.
-
-    Keyword stems inside a consumed literal are data, not identifiers, so the
-    caller resumes after it.
-    """
+    """The (start, end, rule) of the literal bound to ``text[start:end]``, and where parsing
+    stopped: keyword stems inside a consumed literal are data, so the caller resumes after it."""
     ident = text[start:end]
     m = _ASSIGN.match(text, end)
-    if m is None or not _form_ok(m, text[start - 1] if start else "", ident.startswith("-")):
+    if m is None or not _form_ok(m, text, text[start - 1] if start else "", ident.startswith("-")):
         return _reverse_value(text, start, ident, kind), end
+    if m.group("op") == ",":
+        kind = "token"  # ("pwd", "Quit") is a list of words far more often than a login
+    if m.group("sprefix") == "r":
+        return None, m.end()  # a raw string: a regex pattern, not a credential
     group = "qv" if m.group("q") else "uv"
     vstart, value = m.start(group), m.group(group)
     if group == "qv" and value.startswith(_SCHEMES) and value.count(" ") == 1:
         vstart, value = vstart + value.index(" ") + 1, value[value.index(" ") + 1:]
     if group == "uv":
-        value = _strip_unbalanced(value.rstrip(","))
-        if text.startswith(";", vstart + len(value)) or m.group("op") == "=>" or R.CODE_VALUE.match(value):
-            return None, m.end()  # an expression in code, not a literal
+        value = _unquoted_literal(text, m, vstart)
+        if value is None:
+            return None, m.end()
     rule = _judge(value, ident, kind, quoted=group == "qv")
     return ((vstart, vstart + len(value), rule) if rule else None), m.end()
 
 
-def _strip_unbalanced(value: str) -> str:
-    """Drop closing brackets that belong to the surrounding code, not the value."""
-    while value and value[-1] in _CLOSERS and value.count(value[-1]) > value.count(_CLOSERS[value[-1]]):
+def _unquoted_literal(text: str, m: re.Match[str], vstart: int) -> str | None:
+    """An unquoted value minus the surrounding code's brackets; ``None`` if it is code itself."""
+    value = m.group("uv").rstrip(",:")
+    while value and (value[-1] == "(" or value[-1] in _CLOSERS
+                     and value.count(value[-1]) > value.count(_CLOSERS[value[-1]])):
         value = value[:-1]
+    if m.group("op") == "=>" or value[:1] in "[({" or R.CODE_VALUE.match(value):
+        return None  # ``k => v``, ``[a, b]``, ``getenv(...)``: an expression
+    if text.startswith(";", vstart + len(value)):
+        return None  # ``x = other;``
+    if m.group("tag") is not None and not _CLOSING_TAG.match(text, vstart + len(value)):
+        return None  # ``<password>`` inside a URL, not an element
     return value
 
 
-def _form_ok(m: re.Match[str], before: str, cli: bool) -> bool:
-    """Whether this syntax really binds the value to the identifier."""
+def _form_ok(m: re.Match[str], text: str, before: str, cli: bool) -> bool:
+    """Whether this syntax really binds a literal to the identifier."""
     quoted = bool(m.group("q"))
-    if m.group("op") == ",":
+    op = m.group("op")
+    if op == ",":
         return quoted and before in "\"'"  # setProperty("X_TOKEN", "v")
-    if m.group("call") is not None:
-        return quoted
+    if op in _COMPARISONS or m.group("call") is not None:
+        return quoted  # ``token == other.token`` compares two variables
     if m.group("tag") is not None:
         return before == "<"
     if m.group("sp") is not None:
-        return quoted or cli
+        # ``--api-key VALUE``, or a whole statement ``password "v";`` (not prose: "pass 'x' to f").
+        return cli or (quoted and _STATEMENT_END.match(text, m.end()) is not None)
     return True
 
 
@@ -278,9 +298,11 @@ def _reverse_value(text: str, start: int, ident: str, kind: str) -> tuple[int, i
 
 def _judge(value: str, ident: str, kind: str, quoted: bool) -> str | None:
     """The rule name if ``value`` is a real secret for this identifier, else ``None``."""
+    words = {w.lower() for w in _WORDS.findall(ident)}
     compact = re.sub(r"[^a-z]", "", ident.lower())
     for word, shape, rule, strict in R.CONTEXT_FORMATS:
-        if word in compact:
+        # Short provider names must be whole words ("ibm", not the middle of "climbMax").
+        if word in words or (len(word) > 6 and word in compact):
             if shape.fullmatch(value):
                 return rule
             if strict:
