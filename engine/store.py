@@ -90,6 +90,9 @@ class Store:
                 migrate(db, version)
             elif not read_only:
                 db.execute("PRAGMA journal_mode = WAL")
+            if not read_only:
+                # In WAL mode NORMAL cannot corrupt the file; it only skips an fsync per commit.
+                db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
         except sqlite3.OperationalError as err:
             raise StoreError(_explain(path, err)) from None

@@ -7,7 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from engine import InvalidInput, Memory, SearchFilters
+from dataclasses import replace
+
+from engine import InvalidInput, Memory, SearchFilters, Settings
 from engine.decay import effective_confidence, freshness
 
 FACTS = [
@@ -90,14 +92,28 @@ def test_superseded_facts_only_on_request(memory: Memory) -> None:
     assert [h.fact.status for h in history] == ["superseded"] and history[0].cosine > 0.3
 
 
-def test_freshness_decays_one_percent_a_day_with_a_floor(filled: Memory, clock) -> None:
-    first = filled.search("Kazan headquarters", top_k=1)[0]
-    assert first.freshness == pytest.approx(1.0)
-    clock.advance(30)
-    assert filled.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(0.7)
-    clock.advance(300)
-    assert filled.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(0.5)
+@pytest.mark.parametrize("floor, after_30, after_330", [(0.9, 0.9, 0.9), (0.5, 0.7, 0.5), (0.0, 0.7, 0.0)])
+def test_freshness_decays_one_percent_a_day_with_a_floor(db_path, clock, embedder, floor, after_30, after_330) -> None:
+    settings = replace(Settings(), memory=replace(Settings().memory, freshness_floor=floor))
+    with Memory(db_path, settings, clock=clock, embedder=embedder) as memory:
+        memory.absorb(FACTS)
+        assert memory.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(1.0)
+        clock.advance(30)
+        assert memory.search("Kazan headquarters", top_k=1)[0].freshness == pytest.approx(after_30)
+        clock.advance(300)
+        hits = memory.search("Kazan headquarters", top_k=1)
+        assert hits[0].freshness == pytest.approx(after_330)
+        # With the seed's floor of 0 every old fact scores 0 and ranking is lost; with a floor it is kept.
+        assert ("Kazan" in hits[0].fact.text) == (floor > 0) or hits[0].score == 0
     assert freshness(400, 0.01, 0.0) == 0.0  # floor 0 reproduces the seed's max(0, ...)
+
+
+def test_phrase_order_is_rewarded(memory: Memory) -> None:
+    memory.absorb(["Caroline went to a support group for LGBTQ people last Tuesday evening.",
+                   "Caroline said the group of volunteers gave her support with the paperwork."])
+    hits = memory.search("LGBTQ support group", top_k=2)
+    assert "support group" in hits[0].fact.text and hits[0].bm25 == pytest.approx(1.0)
+    assert hits[1].bm25 < 1.0
 
 
 def test_search_bumps_access_counters(filled: Memory, clock) -> None:

@@ -1,0 +1,175 @@
+"""Retrieval quality on real conversations: the LoCoMo protocol of ``../shared/eval/README.md``.
+
+One memory per conversation; every dialogue turn is absorbed (one absorb per
+session, with the session's date as the facts' time and the turn id as their
+source); each question is searched in its own conversation's memory, asked
+the day after the last session. Hits are mapped back to turn ids through
+their sources (a merged turn counts for the fact it was merged into) and
+scored with the data set's own ``score_recall.py``.
+
+The data is read from ``../shared/eval/locomo/`` and never copied here.
+
+    python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from dataclasses import replace
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from engine import Memory, Settings
+from engine.embeddings import shared_embedder
+
+EVAL_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "locomo"
+DAY = 86_400.0
+
+
+def _session_time(text: str) -> float:
+    """'1:56 pm on 8 May, 2023' -> epoch seconds (UTC)."""
+    parsed = datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+    return parsed.replace(tzinfo=timezone.utc).timestamp()
+
+
+def _load(name: str) -> list[dict[str, Any]]:
+    with (EVAL_DIR / name).open(encoding="utf-8") as handle:
+        return [json.loads(line) for line in handle]
+
+
+def _scorer():
+    spec = importlib.util.spec_from_file_location("locomo_score_recall", EVAL_DIR / "score_recall.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.score
+
+
+class _Clock:
+    def __init__(self) -> None:
+        self.at = 0.0
+
+    def __call__(self) -> float:
+        return self.at
+
+
+def _build(turns: list[dict], path: Path, timings: dict[str, list[float]]) -> float:
+    """Absorb one conversation session by session; returns the time questions are asked at."""
+    clock = _Clock()
+    sessions: dict[int, list[dict]] = defaultdict(list)
+    for turn in turns:
+        sessions[turn["session"]].append(turn)
+    with Memory(path, clock=clock, actor="bench", embedder=shared_embedder()) as memory:
+        for number in sorted(sessions):
+            batch = sessions[number]
+            when = _session_time(batch[0]["session_date_time"])
+            clock.at = when
+            items = [{"text": t["text"], "source": t["fact_id"], "scope": "user",
+                      "created_at": datetime.fromtimestamp(when + k, timezone.utc).isoformat()}
+                     for k, t in enumerate(batch)]
+            started = time.perf_counter()
+            memory.absorb(items)
+            timings["absorb_ms_per_turn"].append((time.perf_counter() - started) * 1000 / len(items))
+    return clock.at + DAY
+
+
+def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
+         timings: dict[str, list[float]]) -> dict[str, list[str]]:
+    ranked = {}
+    with Memory(path, settings, clock=lambda: asked_at, actor="bench", embedder=shared_embedder()) as memory:
+        for question in questions:
+            started = time.perf_counter()
+            hits = memory.search(question["question"], top_k=top_k)
+            timings["search_ms"].append((time.perf_counter() - started) * 1000)
+            ranked[question["qid"]] = list(dict.fromkeys(s for h in hits for s in h.fact.sources))
+    return ranked
+
+
+def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list[float]]) -> dict[str, Any]:
+    overall = scores["ALL"]
+    search_ms = sorted(timings["search_ms"])
+    result = {
+        "available": True,
+        "settings": {"freshness_floor": settings.memory.freshness_floor,
+                     "freshness_rate": settings.memory.freshness_rate,
+                     "candidate_pool": settings.memory.candidate_pool,
+                     "cosine_weight": settings.memory.cosine_weight},
+        "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
+        "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3),
+        "search_ms_p50": round(statistics.median(search_ms), 3),
+        "search_ms_p95": round(search_ms[int(0.95 * (len(search_ms) - 1))], 3),
+    }
+    result["summary_rows"] = [
+        ("LoCoMo recall@5 (target >= 0.60, reference 0.526)", overall["recall@5"]),
+        ("LoCoMo recall@10 / MRR", f"{overall['recall@10']} / {overall['mrr']}"),
+        *((f"  {cat} recall@5 (n={v['n']})", v["recall@5"]) for cat, v in sorted(result["per_category"].items())),
+        ("LoCoMo absorb ms/turn (median per session)", result["absorb_ms_per_turn"]),
+        ("LoCoMo search ms p50 / p95", f"{result['search_ms_p50']} / {result['search_ms_p95']}"),
+    ]
+    return result
+
+
+def evaluate_many(variants: list[Settings], top_k: int = 10) -> list[dict[str, Any]]:
+    """Build each conversation's memory once, then search it under every settings variant."""
+    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
+    by_conv: dict[str, list[dict]] = defaultdict(list)
+    for turn in turns:
+        by_conv[turn["conv_id"]].append(turn)
+    build_timings: dict[str, list[float]] = defaultdict(list)
+    results = []
+    with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
+        built = {conv: (Path(folder) / f"{conv}.sqlite") for conv in by_conv}
+        asked_at = {conv: _build(by_conv[conv], path, build_timings) for conv, path in sorted(built.items())}
+        for settings in variants:
+            timings = defaultdict(list, build_timings)
+            run: dict[str, list[str]] = {}
+            for conv, path in sorted(built.items()):
+                asked = [q for q in questions if q["conv_id"] == conv]
+                run.update(_ask(path, asked_at[conv], asked, settings, top_k, timings))
+            result = _summary(_scorer()(run, "turns", (1, 5, 10)), settings, timings)
+            result.update(turns=len(turns), questions=len(questions))
+            results.append(result)
+    return results
+
+
+def evaluate(settings: Settings | None = None, top_k: int = 10) -> dict[str, Any]:
+    """Recall@5/10 and MRR overall and per category, plus timings; ``available`` False without the data."""
+    if not (EVAL_DIR / "turns.jsonl").is_file():
+        return {"available": False, "message": f"LoCoMo data not found at {EVAL_DIR}; skipped"}
+    return evaluate_many([settings or Settings()], top_k)[0]
+
+
+def _floats(text: str) -> list[float]:
+    return [float(v) for v in text.split(",")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    defaults = Settings().memory
+    parser.add_argument("--floor", type=_floats, default=[defaults.freshness_floor], help="comma list to sweep")
+    parser.add_argument("--rate", type=_floats, default=[defaults.freshness_rate])
+    parser.add_argument("--pool", type=_floats, default=[defaults.candidate_pool])
+    parser.add_argument("--cosine-weight", type=_floats, default=[defaults.cosine_weight])
+    parser.add_argument("--top-k", type=int, default=10)
+    args = parser.parse_args()
+    if not (EVAL_DIR / "turns.jsonl").is_file():
+        print(f"LoCoMo data not found at {EVAL_DIR}; skipped")
+        return
+    variants = [replace(Settings(), memory=replace(defaults, freshness_floor=f, freshness_rate=r,
+                                                   candidate_pool=int(p), cosine_weight=w,
+                                                   bm25_weight=round(1 - w, 4)))
+                for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight]
+    for result in evaluate_many(variants, args.top_k):
+        print(json.dumps(result["settings"]))
+        for label, value in result["summary_rows"]:
+            print(f"  {label:<55} {value}")
+
+
+if __name__ == "__main__":
+    main()
