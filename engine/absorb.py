@@ -21,7 +21,7 @@ from .config import MemorySettings
 from .conflict import conflict_cue
 from .errors import InvalidInput, SecretRejected
 from .plans import INSERTING, PlanItem
-from .records import active_with_triple, content_hash, load_facts, stored_by_hash
+from .records import active_with_triple, candidate_rows, content_hash, stored_by_hash
 from .validation import Incoming, validate
 from .vectors import VectorIndex
 
@@ -152,10 +152,17 @@ class AbsorbPlanner:
         return sorted(items, key=lambda it: it.index), vectors
 
     def _classify_all(self, fresh: list[_Work]) -> list[PlanItem]:
-        planned: list[tuple[_Work, PlanItem]] = []
+        if not fresh:
+            return []
+        vectors = np.stack([w.vector for w in fresh])
+        nearest = self.index.nearest_many(vectors, self.limits.candidates)
+        batch_sims = vectors @ vectors.T
+        stored = self._stored_candidates(fresh, nearest)
+        planned: list[tuple[int, _Work, PlanItem]] = []
         items = []
-        for w in fresh:
-            decision = classify(w.item, self._candidates(w, planned), self.limits)
+        for row, w in enumerate(fresh):
+            candidates = self._candidates(w, stored[row], [(batch_sims[row, k], o, it) for k, o, it in planned])
+            decision = classify(w.item, candidates, self.limits)
             target = decision.target
             item = PlanItem(w.index, decision.outcome, decision.decided_by, decision.reason,
                             incoming=w.item.to_dict(), similarity=decision.similarity,
@@ -166,37 +173,46 @@ class AbsorbPlanner:
                 item.target_index = target.index
             items.append(item)
             if decision.outcome in INSERTING:
-                planned.append((w, item))
+                planned.append((row, w, item))
         return items
 
-    def _candidates(self, w: _Work, planned: list[tuple[_Work, PlanItem]]) -> list[Candidate]:
-        """Triple matches first, then nearest stored facts, then earlier batch items; superseded ones excluded."""
-        nearest = self.index.nearest(w.vector, self.limits.candidates)
-        scores = dict(nearest)
-        triple_rows = active_with_triple(self.db, w.item.subject, w.item.predicate) if w.item.subject else []
-        ids = [r["id"] for r in triple_rows] + [i for i, _ in nearest]
-        facts = load_facts(self.db, ids)
-        superseded_here = {it.target_id for _, it in planned if it.outcome == "supersede"}
-        found: list[Candidate] = []
-        for fact_id in dict.fromkeys(ids):
-            fact = facts.get(fact_id)
-            if fact is None or fact.status != "active" or fact_id in superseded_here:
-                continue
-            cosine = scores.get(fact_id)
-            if cosine is None:
-                vec = self.index.vector(fact_id)
-                cosine = float(vec @ w.vector) if vec is not None else 0.0
-            found.append(Candidate(fact.text, fact.scope, cosine, fact_id=fact_id, subject=fact.subject,
-                                   predicate=fact.predicate, object=fact.object))
-        replaced = {it.target_index for _, it in planned if it.outcome == "supersede"}
-        for other, _item in planned:  # oldest first, each inserted in front: the newest ends up first
+    def _stored_candidates(self, fresh: list[_Work], nearest: list[list[tuple[int, float]]]) -> list[list[Candidate]]:
+        """Per fresh item: same-triple active facts first, then its nearest active facts (one query for all)."""
+        triples = {(w.item.subject, w.item.predicate) for w in fresh if w.item.subject}
+        by_triple = {key: [r[0] for r in active_with_triple(self.db, *key)] for key in triples}
+        wanted = {fid for near in nearest for fid, _ in near} | {fid for ids in by_triple.values() for fid in ids}
+        rows = candidate_rows(self.db, wanted)
+        found = []
+        for w, near in zip(fresh, nearest):
+            scores = dict(near)
+            ids = by_triple.get((w.item.subject, w.item.predicate), []) + [fid for fid, _ in near]
+            cands = []
+            for fid in dict.fromkeys(ids):
+                row = rows.get(fid)
+                if row is None or row["status"] != "active":
+                    continue
+                cosine = scores.get(fid)
+                if cosine is None:
+                    vec = self.index.vector(fid)
+                    cosine = float(vec @ w.vector) if vec is not None else 0.0
+                cands.append(Candidate(row["text"], row["scope"], cosine, fact_id=fid, subject=row["subject"],
+                                       predicate=row["predicate"], object=row["object"]))
+            found.append(cands)
+        return found
+
+    def _candidates(self, w: _Work, stored: list[Candidate],
+                    planned: list[tuple[float, _Work, PlanItem]]) -> list[Candidate]:
+        """Stored candidates, minus facts superseded earlier in this batch, plus earlier batch items."""
+        superseded_here = {it.target_id for _, _, it in planned if it.outcome == "supersede"}
+        found = [c for c in stored if c.fact_id not in superseded_here]
+        replaced = {it.target_index for _, _, it in planned if it.outcome == "supersede"}
+        for cosine, other, _item in planned:  # oldest first, each inserted in front: the newest ends up first
             if other.index in replaced:
                 continue
-            cosine = float(other.vector @ w.vector)
             same_triple = same_key(w.item, other.item)
             if cosine >= self.limits.related_threshold or same_triple:
                 found.insert(0 if same_triple else len(found),
-                             Candidate(other.item.text, other.item.scope, cosine, index=other.index,
+                             Candidate(other.item.text, other.item.scope, float(cosine), index=other.index,
                                        subject=other.item.subject, predicate=other.item.predicate,
                                        object=other.item.object))
         return found

@@ -77,8 +77,10 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
         return Decision("new", None, best, "heuristic", "no close fact" if best is None
                         else f"nearest fact only {best:.2f} similar")
     for cand in sorted(close, key=lambda c: -c.cosine):
+        if cand.cosine < limits.contradict_threshold:
+            break
         cue = conflict_cue(item.text, cand.text)
-        if cue and cand.cosine >= limits.contradict_threshold:
+        if cue:
             return Decision("contradict", cand, cand.cosine, "heuristic",
                             f"disagrees with {cand.label} ({cue}), similarity {cand.cosine:.2f}")
     best = close[0]

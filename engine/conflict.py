@@ -8,6 +8,7 @@ before calling two texts the same.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[a-z]+)?|\d+(?:[.,]\d+)?", re.UNICODE)
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)?")
@@ -55,18 +56,24 @@ def _negated(words: list[str]) -> bool:
     return sum(1 for w in words if w in NEGATIONS or w.endswith("n't")) % 2 == 1
 
 
+@lru_cache(maxsize=8192)
+def _profile(text: str) -> tuple[bool, frozenset[str], tuple[str, ...]]:
+    """(negated, stems, numbers) of a text; cached because one text meets many candidates."""
+    words = _words(text)
+    return _negated(words), frozenset(_stem(w) for w in words), tuple(sorted(_NUMBER.findall(text)))
+
+
 def conflict_cue(a: str, b: str) -> str | None:
     """Why ``a`` and ``b`` disagree ("negation", "antonym: like/dislike", "number: 3 vs 5"), or None."""
-    wa, wb = _words(a), _words(b)
-    if _negated(wa) != _negated(wb):
+    neg_a, sa, na = _profile(a)
+    neg_b, sb, nb = _profile(b)
+    if neg_a != neg_b:
         return "negation"
-    sa, sb = {_stem(w) for w in wa}, {_stem(w) for w in wb}
     only_a, only_b = sa - sb, sb - sa
     for word in only_a:
         opposite = ANTONYMS.get(word, frozenset()) & only_b
         if opposite:
             return f"antonym: {word}/{sorted(opposite)[0]}"
-    na, nb = _NUMBER.findall(a), _NUMBER.findall(b)
-    if na and nb and sorted(na) != sorted(nb):
+    if na and nb and na != nb:
         return f"number: {', '.join(sorted(set(na) - set(nb)) or na)} vs {', '.join(sorted(set(nb) - set(na)) or nb)}"
     return None

@@ -107,6 +107,19 @@ def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
     return found
 
 
+def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+    """The few columns the classifier needs, without parsing JSON columns."""
+    wanted = list(ids)
+    found: dict[int, sqlite3.Row] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for row in db.execute(f"SELECT id, text, scope, status, subject, predicate, object FROM facts "
+                              f"WHERE id IN ({marks})", chunk):
+            found[row["id"]] = row
+    return found
+
+
 def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarray | None, model_id: str | None) -> int:
     row = dict(values)
     for key in ("tags", "evidence", "metadata"):

@@ -87,3 +87,16 @@ class VectorIndex:
         top = np.argpartition(-scores, k - 1)[:k]
         top = top[np.argsort(-scores[top], kind="stable")]
         return [(int(self._ids[i]), float(scores[i])) for i in top]
+
+    def nearest_many(self, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
+        """``nearest`` for a batch of queries with one matrix product (what makes batch absorb cheap)."""
+        if self._size == 0 or k <= 0 or len(queries) == 0:
+            return [[] for _ in range(len(queries))]
+        scores = np.asarray(queries, dtype=np.float32) @ self.matrix.T
+        k = min(k, self._size)
+        top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        result = []
+        for row, cols in enumerate(top):
+            cols = cols[np.argsort(-scores[row, cols], kind="stable")]
+            result.append([(int(self._ids[c]), float(scores[row, c])) for c in cols])
+        return result
