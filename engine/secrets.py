@@ -258,7 +258,7 @@ def _assigned_value(text: str, start: int, end: int, kind: str) -> tuple[tuple |
 
 def _unquoted_literal(text: str, m: re.Match[str], vstart: int) -> str | None:
     """An unquoted value minus the surrounding code's brackets; ``None`` if it is code itself."""
-    value = m.group("uv").rstrip(",:")
+    value = m.group("uv").rstrip(",:.!?")  # sentence punctuation after a value in prose is not part of it
     while value and (value[-1] == "(" or value[-1] in _CLOSERS
                      and value.count(value[-1]) > value.count(_CLOSERS[value[-1]])):
         value = value[:-1]

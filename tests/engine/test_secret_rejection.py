@@ -43,5 +43,6 @@ def test_lookalikes_are_accepted(memory: Memory) -> None:
         "Each robot has the id 123e4567-e89b-12d3-a456-426614174000 printed on its base.",
         "Maya forgot her password again and asked the agent where the API key is kept.",
         "The docs live at https://docs.example.org/ferrite/v1.4.2/setup?page=2 for now.",
+        "The primary region of mica-auth is sa-east-1. Nadia owns its failover runbook.",
     ])
-    assert [it.outcome for it in plan.items] == ["new", "new", "new", "new"]
+    assert [it.outcome for it in plan.items] == ["new"] * 5
