@@ -20,6 +20,7 @@ from .jsonl import open_input, read_records
 from .apply import Changes, PlanWriter, check_fresh, select_items
 from .clock import Clock, system_clock
 from .config import Settings
+from .decay import KIND_DECAY
 from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
 from .errors import InvalidInput, PlanError, StoreError
 from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
@@ -78,20 +79,35 @@ class Memory:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
 
-    def _vector_rows(self, where: str, params: Sequence[Any]) -> tuple[list[int], list[np.ndarray], set[int]]:
-        ids, vectors, inactive = [], [], set()
-        for fact_id, status, blob, model in self._store.db.execute(
-                f"SELECT id, status, embedding, embedding_model FROM facts WHERE {where}", params):
-            if status != "active" or blob is None or model != self.model_id:
+    def _vector_rows(self, where: str, params: Sequence[Any]) -> tuple[list[int], list[np.ndarray], list[tuple], set[int]]:
+        """(ids, vectors, ranking meta) of indexable facts matching ``where``, and the ids that are not."""
+        ids, vectors, meta, inactive = [], [], [], set()
+        dim = self._index.dim
+        for fact_id, status, blob, model, last, confidence, kind in self._store.db.execute(
+                f"SELECT id, status, embedding, embedding_model, last_reinforced, confidence, kind "
+                f"FROM facts WHERE {where}", params):
+            # A damaged BLOB or another model's vector must not break search for the rest.
+            if status != "active" or blob is None or model != self.model_id or len(blob) != 4 * dim:
                 inactive.add(fact_id)
                 continue
-            vector = np.frombuffer(blob, dtype=np.float32)
-            if len(vector) == (self._index.dim if self._index else len(vector)):
-                ids.append(fact_id)
-                vectors.append(vector)
-            else:
-                inactive.add(fact_id)  # a damaged BLOB must not break search for the rest
-        return ids, vectors, inactive
+            ids.append(fact_id)
+            vectors.append(np.frombuffer(blob, dtype=np.float32))
+            meta.append((last, confidence, KIND_DECAY[kind][0]))
+        return ids, vectors, meta, inactive
+
+    def _reload(self, fact_ids: Iterable[int] | None) -> None:
+        """Bring these facts' rows of the index (or all of it, for ``None``) in line with the file."""
+        if fact_ids is None:
+            chunks: list[list[int] | None] = [None]
+        else:
+            wanted = sorted(set(fact_ids))
+            chunks = [wanted[k:k + 500] for k in range(0, len(wanted), 500)]
+        for chunk in chunks:
+            where = "status = 'active'" if chunk is None else f"id IN ({','.join('?' * len(chunk))})"
+            ids, vectors, meta, inactive = self._vector_rows(where, chunk or ())
+            self._index.remove(sorted(inactive))
+            if ids:
+                self._index.add(ids, np.stack(vectors), np.asarray(meta))
 
     def _ready_index(self) -> VectorIndex:
         """The index of active vectors, loaded once and then kept in step."""
@@ -103,35 +119,23 @@ class Memory:
                                "AND embedding IS NOT NULL LIMIT 1", (self.model_id,)).fetchone()
             dim = len(first[0]) // 4 if first else getattr(self._embedder, "dim", DEFAULT_DIM)
             self._index = VectorIndex(dim)
-            ids, vectors, _ = self._vector_rows("status = 'active'", ())
-            if ids:
-                self._index.add(ids, np.stack(vectors))
+            self._reload(None)
         elif self._store.data_version() != self._data_version:
             self._catch_up()
         return self._index
 
     def _catch_up(self) -> None:
         """Apply other processes' writes, found through the journal, to the index."""
-        db = self._store.db
         self._data_version = self._store.data_version()
-        rows = db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id", (self._journal_mark,)).fetchall()
-        if not rows:
-            return
-        self._journal_mark = rows[-1][0]
-        touched = sorted({r[1] for r in rows if r[1] is not None})
-        for start in range(0, len(touched), 500):
-            chunk = touched[start:start + 500]
-            ids, vectors, inactive = self._vector_rows(f"id IN ({','.join('?' * len(chunk))})", chunk)
-            self._index.remove(sorted(inactive))
-            if ids:
-                self._index.add(ids, np.stack(vectors))
+        rows = self._store.db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id",
+                                      (self._journal_mark,)).fetchall()
+        if rows:
+            self._journal_mark = rows[-1][0]
+            self._reload(r[1] for r in rows if r[1] is not None)
 
     def _note_changes(self, changes: Changes) -> None:
-        if self._index is None:
-            return
-        self._index.remove(changes.deactivated)
-        if changes.inserted:
-            self._index.add(list(changes.inserted), np.stack(list(changes.inserted.values())))
+        if self._index is not None:
+            self._reload([*changes.inserted, *changes.deactivated, *changes.touched])
 
     # -- absorb and plans --------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None) -> Plan:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections import Counter
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 from .clock import format_time
@@ -38,7 +38,7 @@ class PlanItem:
     fact_id: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in asdict(self).items() if v not in (None, [], {}) or k in ("fact_id", "target_id")}
+        data = {k: v for k, v in vars(self).items() if v not in (None, [], {}) or k in ("fact_id", "target_id")}
         if self.similarity is not None:
             data["similarity"] = round(self.similarity, 4)
         return data
@@ -79,7 +79,7 @@ class Plan:
 
 
 def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
-    items = [asdict(it) | {"fact_id": None} for it in plan.items]
+    items = [{**vars(it), "fact_id": None} for it in plan.items]  # vars(): asdict's deep copy is the hot spot
     plan.id = int(db.execute(
         "INSERT INTO plans (kind, created_at, actor, status, items, summary) VALUES (?, ?, ?, ?, ?, ?)",
         (plan.kind, plan.created_at, plan.actor, plan.status, json.dumps(items, ensure_ascii=False),

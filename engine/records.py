@@ -107,17 +107,20 @@ def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
     return found
 
 
-def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
-    """The few columns the classifier needs, without parsing JSON columns."""
-    wanted = list(ids)
+def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:
+    """Some columns of some facts by id (``columns`` is a constant of the caller, never user text)."""
+    wanted = list(dict.fromkeys(ids))
     found: dict[int, sqlite3.Row] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT id, text, scope, status, subject, predicate, object FROM facts "
-                              f"WHERE id IN ({marks})", chunk):
+        for row in db.execute(f"SELECT id, {columns} FROM facts WHERE id IN ({','.join('?' * len(chunk))})", chunk):
             found[row["id"]] = row
     return found
+
+
+def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+    """The few columns the classifier needs, without parsing JSON columns."""
+    return fact_columns(db, ids, "text, scope, status, subject, predicate, object")
 
 
 def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarray | None, model_id: str | None) -> int:
@@ -200,6 +203,13 @@ def journal(db: sqlite3.Connection, at: float, actor: str, action: str, fact_id:
             plan_id: int | None, details: dict[str, Any]) -> None:
     db.execute("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
                (at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True)))
+
+
+def journal_many(db: sqlite3.Connection, at: float, actor: str, action: str, plan_id: int | None,
+                 entries: list[tuple[int | None, dict[str, Any]]]) -> None:
+    db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+                   [(at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True))
+                    for fact_id, details in entries])
 
 
 @dataclass

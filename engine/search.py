@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .clock import format_time
+from .clock import SECONDS_PER_DAY, format_time
 from .config import MemorySettings
-from .decay import STATUSES, age_days, effective_confidence, freshness
+from .decay import KIND_DECAY, STATUSES
 from .errors import InvalidInput
 from .fts import match_expression
 from .records import Fact, load_facts
@@ -158,25 +158,71 @@ class Searcher:
             for fid, cos in zip(extra_ids, extra @ query_vector):
                 cosine_of[int(fid)] = float(cos)
 
-    def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
+    def _candidate_meta(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, [last_reinforced, confidence, decay rate] rows) from one light query."""
+        rows: list[tuple] = []
+        for start in range(0, len(ids), 500):
+            chunk = ids[start:start + 500]
+            rows += self.db.execute(f"SELECT id, last_reinforced, confidence, kind FROM facts "
+                                    f"WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
+        found = np.asarray([r[0] for r in rows], np.int64)
+        meta = np.asarray([(r[1], r[2], KIND_DECAY[r[3]][0]) for r in rows], np.float64).reshape(-1, 3)
+        return found, meta
+
+    def _bm25_active(self, query: str) -> dict[int, float]:
+        """BM25 without a join: FTS5 then orders by rank itself; non-active hits drop out via the index."""
+        expression = match_expression(query)
+        if expression is None:
+            return {}
+        rows = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
+                               "ORDER BY rank LIMIT ?", (expression, 2 * self.limits.candidate_pool)).fetchall()
+        rows = [r for r in rows if r[0] in self.index][: self.limits.candidate_pool]
+        if not rows:
+            return {}
+        best = -rows[0][1]
+        return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
+
+    def _active_candidates(self, query: str, query_vector: np.ndarray) -> tuple[np.ndarray, ...]:
+        """The default path: every candidate is an indexed active fact, so nothing but FTS touches SQLite."""
+        cosines = self.index.cosine(query_vector)
+        pool = min(self.limits.candidate_pool, len(cosines))
+        rows = set(np.argpartition(-cosines, pool - 1)[:pool].tolist()) if pool else set()
+        bm25 = self._bm25_active(query)
+        rows.update(self.index.rows_of(list(bm25)))
+        picked = np.fromiter(rows, np.int64, len(rows))
+        found = self.index.ids[picked]
+        text = np.fromiter((bm25.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
+        return found, cosines[picked].astype(np.float64), text, self.index.meta[picked]
+
+    def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
         allowed = self._allowed_ids(filters)
         ids, cosines = self._cosines(query_vector, allowed)
         pool = min(self.limits.candidate_pool, len(ids))
         by_cosine = np.argpartition(-cosines, pool - 1)[:pool] if pool else np.zeros(0, np.int64)
         bm25 = self._bm25(query, filters)
-        cosine_of = {int(ids[i]): float(cosines[i]) for i in by_cosine}
+        cosine_of = dict(zip(ids[by_cosine].tolist(), cosines[by_cosine].tolist()))
         self._add_text_only_cosines(bm25, cosine_of, query_vector)
-        candidates = set(cosine_of) | set(bm25)
-        facts = load_facts(self.db, candidates)
-        hits = []
-        for fid, fact in facts.items():
-            days = age_days(now, fact.last_reinforced)
-            eff = effective_confidence(fact.confidence, fact.kind, days)
-            if filters.min_confidence is not None and eff < filters.min_confidence:
-                continue
-            cos, text_score = max(0.0, cosine_of.get(fid, 0.0)), bm25.get(fid, 0.0)
-            fresh = float(freshness(days, self.limits.freshness_rate, self.limits.freshness_floor))
-            score = (self.limits.cosine_weight * cos + self.limits.bm25_weight * text_score) * fresh
-            hits.append(Hit(fact, score, cos, text_score, fresh, eff))
-        hits.sort(key=lambda h: (-h.score, -h.fact.id))
-        return hits[:top_k]
+        found, meta = self._candidate_meta(list(set(cosine_of) | set(bm25)))
+        cos = np.fromiter((cosine_of.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
+        text = np.fromiter((bm25.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
+        return found, cos, text, meta
+
+    def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
+        if filters.narrows:
+            found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
+        else:
+            found, cos, text, meta = self._active_candidates(query, query_vector)
+        if len(found) == 0:
+            return []
+        cos = np.maximum(0.0, cos)
+        days = np.maximum(0.0, (now - meta[:, 0]) / SECONDS_PER_DAY)
+        effective = meta[:, 1] * np.exp(-meta[:, 2] * days)
+        fresh = np.maximum(self.limits.freshness_floor, 1.0 - self.limits.freshness_rate * days)
+        score = (self.limits.cosine_weight * cos + self.limits.bm25_weight * text) * fresh
+        if filters.min_confidence is not None:
+            score = np.where(effective >= filters.min_confidence, score, -1.0)
+        order = np.lexsort((-found, -score))[:top_k]
+        order = order[score[order] >= 0]
+        facts = load_facts(self.db, found[order].tolist())
+        return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
+                    float(effective[k])) for k in order]
