@@ -18,8 +18,8 @@ from .decay import reinforced
 from .entities import link_entities
 from .errors import PlanError
 from .plans import INSERTING, Plan, PlanItem
-from .records import (active_by_hash, add_aliases, content_hash, fact_columns, insert_edge, insert_fact, journal,
-                      journal_many, update_fact)
+from .records import (active_by_hash, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
+                      update_fact)
 from .validation import Incoming, expires_at
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
@@ -80,6 +80,7 @@ class PlanWriter:
         self.model_id, self.limits, self.vectors = model_id, limits, vectors
         self.changes = Changes(plan_id=plan.id)
         self.fact_of_index: dict[int, int] = {}
+        self._journal: list[tuple] = []
 
     def write(self, selected: list[PlanItem]) -> Changes:
         duplicates = []
@@ -89,6 +90,8 @@ class PlanWriter:
             elif it.outcome in INSERTING:
                 self._insert(it)
         self._reinforce(duplicates)
+        self.db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+                            self._journal)
         for it in selected:
             if it.outcome == "merged":
                 it.fact_id = self.fact_of_index.get(it.merged_into)
@@ -98,7 +101,9 @@ class PlanWriter:
         return it.target_id if it.target_id is not None else self.fact_of_index[it.target_index]
 
     def _log(self, action: str, fact_id: int, details: dict[str, Any]) -> None:
-        journal(self.db, self.now, self.actor, action, fact_id, self.plan.id, details)
+        """Queue a journal row; they are written together at the end of ``write``, in order."""
+        self._journal.append((self.now, self.actor, action, fact_id, self.plan.id,
+                              json.dumps(details, ensure_ascii=False, sort_keys=True)))
 
     def _reinforce(self, duplicates: list[PlanItem]) -> None:
         """All reinforcements of the plan with one read and two batched writes (the re-absorb fast path)."""
@@ -132,7 +137,8 @@ class PlanWriter:
             "UPDATE facts SET confidence = ?, reinforcement_count = ?, last_reinforced = ?, evidence = ? WHERE id = ?",
             [(v["confidence"], v["count"], v["last"], json.dumps(v["evidence"], ensure_ascii=False), fid)
              for fid, v in state.items()])
-        journal_many(self.db, self.now, self.actor, "reinforce", self.plan.id, entries)
+        for fact_id, details in entries:
+            self._log("reinforce", fact_id, details)
         for fact_id, text in aliases:
             add_aliases(self.db, fact_id, [text])
         self.changes.touched.extend(state)
@@ -166,7 +172,8 @@ class PlanWriter:
                                                 "by": fact_id})
                 self.changes.deactivated.append(target)
                 self.changes.inserted.pop(target, None)
-        add_aliases(self.db, fact_id, [e["text"] for e in it.evidence if e.get("text")])
+        if it.evidence:
+            add_aliases(self.db, fact_id, [e["text"] for e in it.evidence if e.get("text")])
         self._log("absorb", fact_id, details)
         link_entities(self.db, fact_id, item.entities, item.relations, self.now)
 

@@ -205,13 +205,6 @@ def journal(db: sqlite3.Connection, at: float, actor: str, action: str, fact_id:
                (at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True)))
 
 
-def journal_many(db: sqlite3.Connection, at: float, actor: str, action: str, plan_id: int | None,
-                 entries: list[tuple[int | None, dict[str, Any]]]) -> None:
-    db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-                   [(at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True))
-                    for fact_id, details in entries])
-
-
 @dataclass
 class JournalEntry:
     id: int

@@ -115,7 +115,7 @@ class VectorIndex:
             return [[] for _ in range(len(queries))]
         scores = np.asarray(queries, dtype=np.float32) @ self.matrix.T
         k = min(k, self._size)
-        top = np.argpartition(-scores, k - 1, axis=1)[:, :k]
+        top = np.argpartition(scores, self._size - k, axis=1)[:, self._size - k:]
         result = []
         for row, cols in enumerate(top):
             cols = cols[np.argsort(-scores[row, cols], kind="stable")]
