@@ -1,0 +1,138 @@
+"""``python -m benchmarks``: the speed half of ``make bench`` (DESIGN §12), plus LoCoMo when present.
+
+    python -m benchmarks [--quick] [--sizes 1000,10000] [--out benchmarks/results.json]
+
+Synthetic stores of 1k, 10k and 100k facts (``--quick``: 1k and 10k) are built
+once through the real engine and cached in ``.bench/``; then absorb, re-absorb,
+search, cold start and peak RSS are measured, the engine's top-10 is checked
+against a plain reference implementation, and one table is printed. The exit
+status is 1 when the engine and the reference disagree, or LoCoMo failed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+from typing import Any, Callable
+
+from engine.embeddings import Embedder, shared_embedder
+
+from . import report, speed
+from .synthetic import BENCH_DIR, Generator, cached_embedded, cached_store, log_err
+
+QUERY_SEED = 9001
+QUERY_COUNT = 300
+Log = Callable[[str], None]
+
+
+def _per_size(store: Path, work: Path, size: int, check: bool, queries: list[str], vectors: Any,
+              embedder: Embedder, reps: speed.Reps, log: Log) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """Search latency, optionally the correctness check, then cold start on a private copy."""
+    copy = speed.copy_store(store, work / f"search-{size}.sqlite")
+    checked = None
+    with speed.open_memory(copy, embedder) as memory:
+        log(f"search at {size:,}: {len(queries) * reps.search_rounds} queries, engine only and end to end")
+        figures: dict[str, Any] = speed.search_figures(memory, queries, vectors, reps)
+        if check:
+            log(f"correctness at {size:,}: engine top-10 vs the reference on {reps.correctness} queries")
+            checked = {"size": size, **speed.correctness(memory, queries[:reps.correctness],
+                                                         vectors[:reps.correctness])}
+    log(f"cold start at {size:,}: {reps.cold} fresh process(es) per mode")
+    figures.update(speed.cold_start(copy, work, queries[0], vectors[0], reps))
+    copy.unlink()
+    return figures, checked
+
+
+def _absorb(store: Path, work: Path, size: int, embedder: Embedder, reps: speed.Reps, bench_dir: Path,
+            log: Log) -> dict[str, Any]:
+    count = reps.fresh_needed()
+    fresh, vectors = cached_embedded(f"fresh-{size}-{count}", lambda: speed.fresh_items(store, count),
+                                     lambda: embedder, bench_dir)
+    log(f"absorb at {size:,}: batches of 1 and 100, pipeline only and end to end")
+    figures = speed.absorb_figures(store, work, fresh, vectors, embedder, reps)
+    log(f"re-absorb of 100 known facts at {size:,}")
+    figures["reabsorb_100_known_ms"] = speed.reabsorb_figure(store, work, reps)
+    return figures
+
+
+def run(sizes: list[int], reps: speed.Reps, embedder: Embedder, bench_dir: Path = BENCH_DIR,
+        log: Log = log_err, query_count: int = QUERY_COUNT) -> dict[str, Any]:
+    """Every figure at every size, as the JSON record (without LoCoMo)."""
+    figures: dict[str, dict[str, Any]] = defaultdict(dict)
+    stores = {size: cached_store(size, lambda: embedder, bench_dir, log) for size in sizes}
+    for size, (_, meta) in stores.items():
+        figures["build_s"][str(size)] = meta["build_seconds"]
+        figures["facts"][str(size)] = [meta["facts"], meta["active"]]
+    queries, vectors = cached_embedded(f"queries-{query_count}", lambda: Generator(QUERY_SEED).queries(query_count),
+                                       lambda: embedder, bench_dir)
+    main_size = 10_000 if 10_000 in sizes else max(sizes)
+    checked: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(dir=bench_dir, prefix="work-") as tmp:
+        work = Path(tmp)
+        for key, value in _absorb(stores[main_size][0], work, main_size, embedder, reps, bench_dir, log).items():
+            figures[key][str(main_size)] = value
+        for size in sizes:
+            found, check = _per_size(stores[size][0], work, size, size == main_size, queries, vectors,
+                                     embedder, reps, log)
+            checked = check or checked
+            for key, value in found.items():
+                figures[key][str(size)] = value
+    return {"machine": report.machine(), "config": {"sizes": sizes, "reps": speed.reps_dict(reps),
+                                                    "queries": len(queries)},
+            "stores": {str(s): meta for s, (_, meta) in stores.items()}, "figures": dict(figures),
+            "correctness": checked, "targets": report.evaluate_targets(figures)}
+
+
+def parse_args(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="only 1k and 10k, fewer repetitions")
+    parser.add_argument("--sizes", help="comma-separated store sizes, e.g. 1000,10000")
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results.json"), help="where the JSON goes")
+    parser.add_argument("--bench-dir", type=Path, default=BENCH_DIR, help="cache of built stores")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")] if args.sizes else ([1000, 10_000] if args.quick
+                                                                          else [1000, 10_000, 100_000])
+    started = time.perf_counter()
+    result = run(sizes, speed.QUICK if args.quick else speed.FULL, shared_embedder(), args.bench_dir)
+    locomo_started = time.perf_counter()
+    # LoCoMo alone takes ~1 minute; quick mode promises the speed table in under one.
+    locomo = None if args.quick else report.locomo()
+    if args.quick:
+        print("LoCoMo retrieval quality: skipped in quick mode (run 'make bench' for it)")
+    if locomo is not None:
+        result["locomo"] = locomo
+        result["locomo_seconds"] = round(time.perf_counter() - locomo_started, 1)
+    result["seconds"] = round(time.perf_counter() - started, 1)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str))
+    print(report.table(result))
+    print(f"JSON: {args.out}  ({result['seconds']} s)")
+    return _verdict(result["correctness"], locomo)
+
+
+def _verdict(check: dict[str, Any], locomo: dict[str, Any] | None) -> int:
+    """Exit status: 1, with every difference on stderr, when the engine disagrees with the reference."""
+    for diff in check["differences"]:
+        print(f"DISAGREEMENT on {diff['query']!r}: engine {diff['engine']} vs reference {diff['reference']}",
+              file=sys.stderr)
+        for fact in diff["missing_from_engine"]:
+            print(f"    fact {fact['id']} (score {fact['score']:.4f}, cosine rank {fact['cosine_rank']}, "
+                  f"BM25 rank {fact['bm25_rank']}): {fact['why']}", file=sys.stderr)
+    if check["agree"] != check["queries"]:
+        print(f"FAILED: the engine's top-10 differs from the reference on "
+              f"{check['queries'] - check['agree']} of {check['queries']} queries", file=sys.stderr)
+        return 1
+    return 1 if locomo and "error" in locomo else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
