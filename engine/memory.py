@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 from pathlib import Path
-from typing import IO, Any, Iterable, Sequence
+from typing import IO, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -95,16 +95,27 @@ class Memory:
             meta.append((last, confidence, KIND_DECAY[kind][0]))
         return ids, vectors, meta, inactive
 
-    def _reload(self, fact_ids: Iterable[int] | None) -> None:
-        """Bring these facts' rows of the index (or all of it, for ``None``) in line with the file."""
-        if fact_ids is None:
-            chunks: list[list[int] | None] = [None]
-        else:
-            wanted = sorted(set(fact_ids))
-            chunks = [wanted[k:k + 500] for k in range(0, len(wanted), 500)]
-        for chunk in chunks:
-            where = "status = 'active'" if chunk is None else f"id IN ({','.join('?' * len(chunk))})"
-            ids, vectors, meta, inactive = self._vector_rows(where, chunk or ())
+    def _load_all(self) -> None:
+        """Every active vector of the current model, read in chunks straight into the index."""
+        query = ("SELECT id, embedding, last_reinforced, confidence, kind FROM facts WHERE status = 'active' "
+                 "AND embedding_model = ? AND length(embedding) = ?")
+        params = (self.model_id, 4 * self._index.dim)
+        total = self._store.db.execute(f"SELECT count(*) FROM ({query})", params).fetchone()[0]
+
+        def chunks() -> Iterator[tuple[list[int], bytes, list[tuple]]]:
+            cursor = self._store.db.execute(query, params)
+            while rows := cursor.fetchmany(8192):
+                yield ([r[0] for r in rows], b"".join(r[1] for r in rows),
+                       [(r[2], r[3], KIND_DECAY[r[4]][0]) for r in rows])
+
+        self._index.fill(total, chunks())
+
+    def _reload(self, fact_ids: Iterable[int]) -> None:
+        """Bring these facts' rows of the index in line with the file."""
+        wanted = sorted(set(fact_ids))
+        for chunk in (wanted[k:k + 500] for k in range(0, len(wanted), 500)):
+            where = f"id IN ({','.join('?' * len(chunk))})"
+            ids, vectors, meta, inactive = self._vector_rows(where, chunk)
             self._index.remove(sorted(inactive))
             if ids:
                 self._index.add(ids, np.stack(vectors), np.asarray(meta))
@@ -119,7 +130,7 @@ class Memory:
                                "AND embedding IS NOT NULL LIMIT 1", (self.model_id,)).fetchone()
             dim = len(first[0]) // 4 if first else getattr(self._embedder, "dim", DEFAULT_DIM)
             self._index = VectorIndex(dim)
-            self._reload(None)
+            self._load_all()
         elif self._store.data_version() != self._data_version:
             self._catch_up()
         return self._index

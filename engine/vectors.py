@@ -7,6 +7,8 @@ per query.
 
 from __future__ import annotations
 
+from typing import Iterable
+
 import numpy as np
 from threadpoolctl import threadpool_limits
 
@@ -43,6 +45,24 @@ class VectorIndex:
     @property
     def meta(self) -> np.ndarray:
         return self._meta[: self._size]
+
+    def fill(self, total: int, chunks: Iterable[tuple[list[int], bytes, list[tuple]]]) -> None:
+        """Load many rows at once: (ids, their vectors' bytes joined, meta rows) per chunk.
+
+        The matrix is allocated once with room to grow and filled chunk by chunk,
+        so opening a large memory neither loops per row nor holds two copies.
+        """
+        self._reserve(total + max(256, total // 8))
+        for ids, blob, meta in chunks:
+            n = len(ids)
+            if self._size + n > len(self._matrix):
+                self._reserve(n)
+            rows = slice(self._size, self._size + n)
+            self._matrix[rows] = np.frombuffer(blob, dtype=np.float32).reshape(n, self.dim)
+            self._ids[rows] = ids
+            self._meta[rows] = meta
+            self._row_of.update(zip(ids, range(self._size, self._size + n)))
+            self._size += n
 
     def rows_of(self, fact_ids: list[int]) -> list[int]:
         """Index rows of those ids that are indexed (active, with a current vector)."""
