@@ -7,8 +7,6 @@ Both take the age since the last reinforcement, so a re-confirmed fact is fresh.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .clock import SECONDS_PER_DAY
@@ -30,12 +28,19 @@ def initial_confidence(kind: str) -> float:
     return KIND_DECAY[kind][1]
 
 
-def age_days(now: float, since: float) -> float:
-    return max(0.0, (now - since) / SECONDS_PER_DAY)
+def decay_rate(kind: str) -> float:
+    return KIND_DECAY[kind][0]
 
 
-def effective_confidence(confidence: float, kind: str, days: float) -> float:
-    return confidence * math.exp(-KIND_DECAY[kind][0] * max(0.0, days))
+def age_days(now: float, since: np.ndarray | float) -> np.ndarray | float:
+    """Days from ``since`` to ``now``, never negative (works on arrays of times)."""
+    return np.maximum(0.0, (now - since) / SECONDS_PER_DAY)
+
+
+def effective_confidence(confidence: np.ndarray | float, rate: np.ndarray | float,
+                         days: np.ndarray | float) -> np.ndarray | float:
+    """``confidence · exp(−λ · days)``; ``rate`` is the kind's λ (see ``decay_rate``)."""
+    return confidence * np.exp(-rate * np.maximum(days, 0.0))
 
 
 def freshness(days: np.ndarray | float, rate: float, floor: float) -> np.ndarray | float:

@@ -20,7 +20,7 @@ from .jsonl import open_input, read_records
 from .apply import Changes, PlanWriter, check_fresh, select_items
 from .clock import Clock, system_clock
 from .config import Settings
-from .decay import KIND_DECAY
+from .decay import decay_rate
 from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
 from .errors import InvalidInput, PlanError, StoreError
 from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
@@ -92,7 +92,7 @@ class Memory:
                 continue
             ids.append(fact_id)
             vectors.append(np.frombuffer(blob, dtype=np.float32))
-            meta.append((last, confidence, KIND_DECAY[kind][0]))
+            meta.append((last, confidence, decay_rate(kind)))
         return ids, vectors, meta, inactive
 
     def _load_all(self) -> None:
@@ -106,7 +106,7 @@ class Memory:
             cursor = self._store.db.execute(query, params)
             while rows := cursor.fetchmany(8192):
                 yield ([r[0] for r in rows], b"".join(r[1] for r in rows),
-                       [(r[2], r[3], KIND_DECAY[r[4]][0]) for r in rows])
+                       [(r[2], r[3], decay_rate(r[4])) for r in rows])
 
         self._index.fill(total, chunks())
 

@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
-from .clock import SECONDS_PER_DAY, format_time
+from .clock import format_time
 from .config import MemorySettings
-from .decay import KIND_DECAY, STATUSES
+from .decay import STATUSES, age_days, decay_rate, effective_confidence, freshness
 from .errors import InvalidInput
 from .fts import match_expression
 from .records import Fact, load_facts
@@ -166,7 +166,7 @@ class Searcher:
             rows += self.db.execute(f"SELECT id, last_reinforced, confidence, kind FROM facts "
                                     f"WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
         found = np.asarray([r[0] for r in rows], np.int64)
-        meta = np.asarray([(r[1], r[2], KIND_DECAY[r[3]][0]) for r in rows], np.float64).reshape(-1, 3)
+        meta = np.asarray([(r[1], r[2], decay_rate(r[3])) for r in rows], np.float64).reshape(-1, 3)
         return found, meta
 
     def _bm25_active(self, query: str) -> dict[int, float]:
@@ -215,9 +215,9 @@ class Searcher:
         if len(found) == 0:
             return []
         cos = np.maximum(0.0, cos)
-        days = np.maximum(0.0, (now - meta[:, 0]) / SECONDS_PER_DAY)
-        effective = meta[:, 1] * np.exp(-meta[:, 2] * days)
-        fresh = np.maximum(self.limits.freshness_floor, 1.0 - self.limits.freshness_rate * days)
+        days = age_days(now, meta[:, 0])
+        effective = effective_confidence(meta[:, 1], meta[:, 2], days)
+        fresh = freshness(days, self.limits.freshness_rate, self.limits.freshness_floor)
         score = (self.limits.cosine_weight * cos + self.limits.bm25_weight * text) * fresh
         if filters.min_confidence is not None:
             score = np.where(effective >= filters.min_confidence, score, -1.0)

@@ -120,15 +120,6 @@ class VectorIndex:
         """Cosine of every indexed fact with a unit-length query, aligned with ``ids``."""
         return self.matrix @ np.asarray(query, dtype=np.float32)
 
-    def nearest(self, query: np.ndarray, k: int) -> list[tuple[int, float]]:
-        if self._size == 0 or k <= 0:
-            return []
-        scores = self.cosine(query)
-        k = min(k, self._size)
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(int(self._ids[i]), float(scores[i])) for i in top]
-
     def nearest_many(self, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """``nearest`` for a batch of queries with one matrix product (what makes batch absorb cheap)."""
         if self._size == 0 or k <= 0 or len(queries) == 0:

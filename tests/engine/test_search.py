@@ -10,7 +10,7 @@ import pytest
 from dataclasses import replace
 
 from engine import InvalidInput, Memory, SearchFilters, Settings
-from engine.decay import effective_confidence, freshness
+from engine.decay import decay_rate, effective_confidence, freshness
 
 FACTS = [
     {"text": "Maya prefers dark mode in every editor and terminal she uses.", "scope": "user",
@@ -129,8 +129,9 @@ def test_query_vector_skips_embedding(filled: Memory, embedder) -> None:
 
 
 def test_effective_confidence_per_kind() -> None:
-    assert effective_confidence(0.5, "user_preference", 35) == pytest.approx(0.5 * math.exp(-0.7))
-    assert effective_confidence(0.4, "episodic", 0) == pytest.approx(0.4)
+    assert effective_confidence(0.5, decay_rate("user_preference"), 35) == pytest.approx(0.5 * math.exp(-0.7))
+    assert effective_confidence(0.4, decay_rate("episodic"), 0) == pytest.approx(0.4)
+    assert effective_confidence(0.4, decay_rate("episodic"), -3) == pytest.approx(0.4)
 
 
 def test_index_follows_writes_from_another_process(filled: Memory, db_path, clock, embedder) -> None:
