@@ -122,3 +122,17 @@ def test_truncated_database_is_reported(memory: Memory, db_path: Path) -> None:
     with pytest.raises(StoreError):
         with Memory(db_path) as damaged:
             damaged.stats()
+
+
+def test_locked_file_is_a_clear_error_and_nothing_is_half_written(memory: Memory, db_path: Path) -> None:
+    memory.absorb(["Sofia Marques designs the fleet map screens of Atlas Console."])
+    memory._store.db.execute("PRAGMA busy_timeout = 100")  # keep the test short
+    holder = _raw(db_path)
+    holder.execute("BEGIN EXCLUSIVE")
+    try:
+        with pytest.raises(StoreError, match="locked by another program"):
+            memory.absorb(["Jonas Becker founded Spreeline Data in Berlin in 2019."])
+    finally:
+        holder.execute("ROLLBACK")
+    assert memory.stats()["facts"] == 1
+    assert memory.absorb(["Jonas Becker founded Spreeline Data in Berlin in 2019."]).applied
