@@ -29,7 +29,7 @@ EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "r
 class Changes:
     """What an apply changed, so callers (search index, GUI panes) refresh only that."""
     plan_id: int | None = None
-    inserted: dict[int, np.ndarray] = field(default_factory=dict)
+    inserted: list[int] = field(default_factory=list)
     deactivated: list[int] = field(default_factory=list)
     touched: list[int] = field(default_factory=list)
 
@@ -159,7 +159,7 @@ class PlanWriter:
         fact_id = insert_fact(self.db, values, vector, self.model_id)
         it.fact_id = fact_id
         self.fact_of_index[it.index] = fact_id
-        self.changes.inserted[fact_id] = vector
+        self.changes.inserted.append(fact_id)
         details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
                                    "kind": item.kind, "content_hash": values["content_hash"]}
         if it.outcome != "new":
@@ -171,7 +171,6 @@ class PlanWriter:
                 self._log("supersede", target, {"before": {"status": "active"}, "after": {"status": "superseded"},
                                                 "by": fact_id})
                 self.changes.deactivated.append(target)
-                self.changes.inserted.pop(target, None)
         if it.evidence:
             add_aliases(self.db, fact_id, [e["text"] for e in it.evidence if e.get("text")])
         self._log("absorb", fact_id, details)

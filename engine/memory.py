@@ -24,7 +24,7 @@ from .decay import decay_rate
 from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
 from .errors import InvalidInput, PlanError, StoreError
 from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
-from .records import Fact, JournalEntry, load_facts, read_journal
+from .records import Fact, JournalEntry, fact_columns, load_facts, read_journal
 from .search import Hit, Searcher, SearchFilters
 from .store import Store
 from .vectors import VectorIndex
@@ -79,22 +79,6 @@ class Memory:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
 
-    def _vector_rows(self, where: str, params: Sequence[Any]) -> tuple[list[int], list[np.ndarray], list[tuple], set[int]]:
-        """(ids, vectors, ranking meta) of indexable facts matching ``where``, and the ids that are not."""
-        ids, vectors, meta, inactive = [], [], [], set()
-        dim = self._index.dim
-        for fact_id, status, blob, model, last, confidence, kind in self._store.db.execute(
-                f"SELECT id, status, embedding, embedding_model, last_reinforced, confidence, kind "
-                f"FROM facts WHERE {where}", params):
-            # A damaged BLOB or another model's vector must not break search for the rest.
-            if status != "active" or blob is None or model != self.model_id or len(blob) != 4 * dim:
-                inactive.add(fact_id)
-                continue
-            ids.append(fact_id)
-            vectors.append(np.frombuffer(blob, dtype=np.float32))
-            meta.append((last, confidence, decay_rate(kind)))
-        return ids, vectors, meta, inactive
-
     def _load_all(self) -> None:
         """Every active vector of the current model, read in chunks straight into the index."""
         query = ("SELECT id, embedding, last_reinforced, confidence, kind FROM facts WHERE status = 'active' "
@@ -112,13 +96,22 @@ class Memory:
 
     def _reload(self, fact_ids: Iterable[int]) -> None:
         """Bring these facts' rows of the index in line with the file."""
-        wanted = sorted(set(fact_ids))
-        for chunk in (wanted[k:k + 500] for k in range(0, len(wanted), 500)):
-            where = f"id IN ({','.join('?' * len(chunk))})"
-            ids, vectors, meta, inactive = self._vector_rows(where, chunk)
-            self._index.remove(sorted(inactive))
-            if ids:
-                self._index.add(ids, np.stack(vectors), np.asarray(meta))
+        rows = fact_columns(self._store.db, fact_ids,
+                            "status, embedding, embedding_model, last_reinforced, confidence, kind")
+        ids, vectors, meta, gone = [], [], [], []
+        for fact_id, row in rows.items():
+            blob = row["embedding"]
+            # A damaged BLOB or another model's vector must not break search for the rest.
+            if (row["status"] != "active" or blob is None or row["embedding_model"] != self.model_id
+                    or len(blob) != 4 * self._index.dim):
+                gone.append(fact_id)
+                continue
+            ids.append(fact_id)
+            vectors.append(np.frombuffer(blob, dtype=np.float32))
+            meta.append((row["last_reinforced"], row["confidence"], decay_rate(row["kind"])))
+        self._index.remove(gone)
+        if ids:
+            self._index.add(ids, np.stack(vectors), np.asarray(meta))
 
     def _ready_index(self) -> VectorIndex:
         """The index of active vectors, loaded once and then kept in step."""

@@ -97,14 +97,8 @@ def fact_from_row(row: sqlite3.Row) -> Fact:
 
 
 def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
-    wanted = list(dict.fromkeys(int(i) for i in ids))
-    found: dict[int, Fact] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        for row in db.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id IN ({marks})", chunk):
-            found[row["id"]] = fact_from_row(row)
-    return found
+    rows = fact_columns(db, (int(i) for i in ids), FACT_COLUMNS.removeprefix("id, "))
+    return {fact_id: fact_from_row(row) for fact_id, row in rows.items()}
 
 
 def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:

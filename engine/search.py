@@ -19,7 +19,7 @@ from .config import MemorySettings
 from .decay import STATUSES, age_days, decay_rate, effective_confidence, freshness
 from .errors import InvalidInput
 from .fts import match_expression
-from .records import Fact, load_facts
+from .records import Fact, fact_columns, load_facts
 from .vectors import VectorIndex
 
 
@@ -65,6 +65,20 @@ class SearchFilters:
     def narrows(self) -> bool:
         bounded = self.since is not None or self.until is not None
         return bool(self.scope or self.kind or self.tags) or bounded or not self.only_active
+
+
+def _normalised(rows: list[tuple[int, float]]) -> dict[int, float]:
+    """Fact id -> BM25 in 0..1 from (rowid, bm25()) rows sorted best first.
+
+    bm25() is negative and unbounded (lower is better): negate, then divide by
+    the best hit's value, so the best text match scores 1.0 and the others keep
+    their proportion to it (max-normalisation; min-max measured no better on
+    LoCoMo and pushes the weakest of a few good hits to zero).
+    """
+    if not rows:
+        return {}
+    best = -rows[0][1]
+    return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
 
 
 @dataclass
@@ -113,16 +127,10 @@ class Searcher:
 
     def _stored_vectors(self, fact_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found_ids, rows = [], []
-        wanted = [int(i) for i in fact_ids]
-        for start in range(0, len(wanted), 500):
-            chunk = wanted[start:start + 500]
-            marks = ",".join("?" * len(chunk))
-            for fact_id, blob in self.db.execute(
-                    f"SELECT id, embedding FROM facts WHERE id IN ({marks}) AND embedding IS NOT NULL", chunk):
-                vector = np.frombuffer(blob, dtype=np.float32)
-                if len(vector) == self.index.dim:
-                    found_ids.append(fact_id)
-                    rows.append(vector)
+        for fact_id, row in fact_columns(self.db, (int(i) for i in fact_ids), "embedding").items():
+            if row["embedding"] is not None and len(row["embedding"]) == 4 * self.index.dim:
+                found_ids.append(fact_id)
+                rows.append(np.frombuffer(row["embedding"], dtype=np.float32))
         if not rows:
             return np.zeros(0, np.int64), np.zeros((0, self.index.dim), np.float32)
         return np.asarray(found_ids, np.int64), np.stack(rows)
@@ -136,12 +144,7 @@ class Searcher:
             f"SELECT facts_fts.rowid, bm25(facts_fts) AS rank FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
             f"WHERE facts_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
             [expression, *params, self.limits.candidate_pool]).fetchall()
-        if not rows:
-            return {}
-        # bm25() is negative and unbounded (lower is better): negate, then divide by the best hit's
-        # value, so the best text match scores 1.0 and others keep their proportion to it.
-        best = -rows[0][1]
-        return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
+        return _normalised(rows)
 
     def _add_text_only_cosines(self, bm25: dict[int, float], cosine_of: dict[int, float], query_vector: np.ndarray) -> None:
         """Text matches outside the cosine pool still get their real cosine, not zero."""
@@ -160,14 +163,9 @@ class Searcher:
 
     def _candidate_meta(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
         """(ids, [last_reinforced, confidence, decay rate] rows) from one light query."""
-        rows: list[tuple] = []
-        for start in range(0, len(ids), 500):
-            chunk = ids[start:start + 500]
-            rows += self.db.execute(f"SELECT id, last_reinforced, confidence, kind FROM facts "
-                                    f"WHERE id IN ({','.join('?' * len(chunk))})", chunk).fetchall()
-        found = np.asarray([r[0] for r in rows], np.int64)
-        meta = np.asarray([(r[1], r[2], decay_rate(r[3])) for r in rows], np.float64).reshape(-1, 3)
-        return found, meta
+        rows = fact_columns(self.db, ids, "last_reinforced, confidence, kind")
+        meta = [(r["last_reinforced"], r["confidence"], decay_rate(r["kind"])) for r in rows.values()]
+        return np.fromiter(rows, np.int64, len(rows)), np.asarray(meta, np.float64).reshape(-1, 3)
 
     def _bm25_active(self, query: str) -> dict[int, float]:
         """BM25 without a join: FTS5 then orders by rank itself; non-active hits drop out via the index."""
@@ -176,11 +174,7 @@ class Searcher:
             return {}
         rows = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
                                "ORDER BY rank LIMIT ?", (expression, 2 * self.limits.candidate_pool)).fetchall()
-        rows = [r for r in rows if r[0] in self.index][: self.limits.candidate_pool]
-        if not rows:
-            return {}
-        best = -rows[0][1]
-        return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
+        return _normalised([r for r in rows if r[0] in self.index][: self.limits.candidate_pool])
 
     def _active_candidates(self, query: str, query_vector: np.ndarray) -> tuple[np.ndarray, ...]:
         """The default path: every candidate is an indexed active fact, so nothing but FTS touches SQLite."""

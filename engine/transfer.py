@@ -130,8 +130,7 @@ def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vector
             values["id"] = record["id"]
         fact_id = insert_fact(db, values, vectors[it.index], model_id)
         new_id[record["id"]] = it.fact_id = fact_id
-        if record["status"] == "active":
-            changes.inserted[fact_id] = vectors[it.index]
+        changes.inserted.append(fact_id)
         meta = record.get("metadata") or {}
         link_entities(db, fact_id, meta.get("entities", []), meta.get("relations", []), now)
         journal(db, now, actor, "import", fact_id, plan.id, {"exported_id": record["id"], "status": record["status"]})
