@@ -18,8 +18,7 @@ from .decay import reinforced
 from .entities import link_entities
 from .errors import PlanError
 from .plans import INSERTING, Plan, PlanItem
-from .records import (active_by_hash, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
-                      update_fact)
+from .records import add_aliases, content_hash, fact_columns, insert_edge, insert_fact, stored_by_hash, update_fact
 from .validation import Incoming, expires_at
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
@@ -63,11 +62,11 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem]) ->
             now = "missing" if fact is None else fact["status"]
             problems.append(f"item {it.index}: fact {it.target_id} is now {now} (was {it.target_status})")
     inserting = [it for it in selected if it.outcome in INSERTING]
-    already = active_by_hash(db, [content_hash(it.incoming["text"]) for it in inserting])
+    already = stored_by_hash(db, [content_hash(it.incoming["text"]) for it in inserting])
     for it in inserting:
         found = already.get(content_hash(it.incoming["text"]))
-        if found is not None:
-            problems.append(f"item {it.index}: the same text was stored since, as fact {found}")
+        if found is not None and found[1] == "active":
+            problems.append(f"item {it.index}: the same text was stored since, as fact {found[0]}")
     return problems
 
 

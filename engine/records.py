@@ -134,19 +134,6 @@ def update_fact(db: sqlite3.Connection, fact_id: int, changes: dict[str, Any]) -
     db.execute(f"UPDATE facts SET {sets} WHERE id = :_id", {**values, "_id": fact_id})
 
 
-def active_by_hash(db: sqlite3.Connection, hashes: list[str]) -> dict[str, int]:
-    """content_hash -> the newest active fact with it."""
-    found: dict[str, int] = {}
-    for start in range(0, len(hashes), 500):
-        chunk = hashes[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        for h, fact_id in db.execute(
-            f"SELECT content_hash, max(id) FROM facts WHERE status = 'active' AND content_hash IN ({marks}) "
-            "GROUP BY content_hash", chunk):
-            found[h] = fact_id
-    return found
-
-
 def stored_by_hash(db: sqlite3.Connection, hashes: list[str]) -> dict[str, tuple[int, str]]:
     """content_hash -> (id, status) of the fact with it, preferring an active one, then the newest."""
     found: dict[str, tuple[int, str]] = {}
