@@ -14,10 +14,14 @@ from .memory import Memory
 from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
 from .records import Fact, JournalEntry
 from .search import Hit, SearchFilters
+from .timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
+from .decay import KINDS, SCOPES, STATUSES
+from .resources import resource_path
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
+    "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES", "resource_path",
     "fixed_clock", "system_clock", "parse_time", "format_time",
 ]

@@ -14,7 +14,7 @@ from typing import IO, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import history, transfer
+from . import browse, history, timeline, transfer
 from .absorb import AbsorbPlanner, RawItem
 from .jsonl import open_input, read_records
 from .apply import Changes, PlanWriter, check_fresh, select_items
@@ -22,7 +22,7 @@ from .clock import Clock, system_clock
 from .config import Settings
 from .decay import decay_rate
 from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
-from .errors import InvalidInput, PlanError, StoreError
+from .errors import InvalidInput, NotFound, PlanError, StoreError
 from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
 from .records import Fact, JournalEntry, fact_columns, load_facts, read_journal
 from .search import Hit, Searcher, SearchFilters
@@ -284,6 +284,30 @@ class Memory:
     def facts(self, fact_ids: Iterable[int]) -> dict[int, Fact]:
         with self._store.guard():
             return load_facts(self._store.db, fact_ids)
+
+    def browse(self, filters: SearchFilters | None = None) -> list[int]:
+        """Ids of every fact passing ``filters``, newest first (no query; see ``describe``)."""
+        with self._store.guard():
+            return browse.matching_ids(self._store.db, filters or SearchFilters(), self.clock())
+
+    def describe(self, fact_ids: Sequence[int]) -> list[Hit]:
+        """Hits for ids in the given order, with freshness and effective confidence but no score."""
+        found = self.facts(fact_ids)
+        return browse.describe([found[i] for i in fact_ids if i in found], self.clock(), self.settings.memory)
+
+    def timeline(self, fact_id: int) -> timeline.Timeline:
+        """The fact's versions, the contradictions and related facts touching them, and each one's
+        status changes over time (``Timeline.state_at`` for "as of" views)."""
+        with self._store.guard():
+            return timeline.build(self._store.db, fact_id)
+
+    def confidence_curve(self, fact_id: int, points: int = 200) -> timeline.ConfidenceCurve:
+        """Effective confidence of a fact from creation to now, with its reinforcements."""
+        with self._store.guard():
+            fact = load_facts(self._store.db, [fact_id]).get(fact_id)
+            if fact is None:
+                raise NotFound(f"there is no fact {fact_id} in this memory")
+            return timeline.confidence_curve(self._store.db, fact, self.clock(), points)
 
     def journal(self, fact_id: int | None = None, after_id: int = 0, limit: int = 200) -> list[JournalEntry]:
         with self._store.guard():

@@ -1,0 +1,79 @@
+"""Timelines rebuilt from the journal: versions, contradictions, "as of" states, confidence curves."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from engine import Memory, NotFound, SearchFilters
+
+EDITOR = {"subject": "Maya", "predicate": "preferred_editor"}
+DAY = 86400.0
+
+
+def _three_versions(memory: Memory, clock) -> list[int]:
+    ids = []
+    for obj, text in [("VS Code", "Maya's preferred editor is VS Code with the Rust analyzer plugin."),
+                      ("Neovim", "Maya switched her preferred editor to Neovim with a LazyVim setup."),
+                      ("Helix", "Maya's preferred editor is now Helix; it needs almost no configuration.")]:
+        ids.append(memory.absorb([{"text": text, **EDITOR, "object": obj}]).items[0].fact_id)
+        clock.advance(10)
+    return ids
+
+
+def test_as_of_shows_which_version_was_current(memory: Memory, clock) -> None:
+    start = clock()
+    ids = _three_versions(memory, clock)
+    line = memory.timeline(ids[1])
+    assert line.chain_ids == ids
+    assert line.state_at(start - 1).current is None
+    assert line.state_at(start + 1 * DAY).current == ids[0]
+    assert line.state_at(start + 11 * DAY).current == ids[1]
+    assert line.state_at(start + 11 * DAY).statuses[ids[0]] == "superseded"
+    assert line.state_at(clock()).current == ids[2]
+    assert line.state_at(start + 11 * DAY).statuses[ids[2]] is None
+
+
+def test_contradiction_is_open_only_while_both_sides_are_active(memory: Memory, clock) -> None:
+    old = memory.absorb(["The staging cluster runs 3 replicas of the Ferrite ingest service."]).items[0].fact_id
+    clock.advance(5)
+    new = memory.absorb(["The staging cluster runs 5 replicas of the Ferrite ingest service."]).items[0].fact_id
+    line = memory.timeline(old)
+    assert [(link.type, link.src, link.dst) for link in line.contradictions] == [("contradicts", new, old)]
+    assert new in line.others
+    assert line.state_at(clock() - 2 * DAY).open_contradictions == []
+    assert len(line.state_at(clock()).open_contradictions) == 1
+
+
+def test_confidence_curve_decays_and_jumps_at_each_reinforcement(memory: Memory, clock) -> None:
+    text = "Maya prefers short commit messages written in the imperative mood."
+    fact_id = memory.absorb([text]).items[0].fact_id
+    clock.advance(30)
+    memory.absorb([text])
+    clock.advance(30)
+    curve = memory.confidence_curve(fact_id, points=61)
+    assert len(curve.reinforced_at) == 1 and curve.reinforced_at[0] == pytest.approx(clock() - 30 * DAY)
+    before_jump = curve.values[29]
+    assert curve.values[0] > before_jump  # decayed over 30 days
+    assert curve.values[31] > before_jump  # the reinforcement raised it
+    assert curve.reinforced_to[0] == pytest.approx(memory.facts([fact_id])[fact_id].confidence)
+    assert all(0 < v <= 0.99 for v in curve.values)
+
+
+def test_timeline_of_unknown_fact_is_not_found(memory: Memory) -> None:
+    with pytest.raises(NotFound):
+        memory.timeline(404)
+    with pytest.raises(NotFound):
+        memory.confidence_curve(404)
+
+
+def test_browse_lists_newest_first_and_filters(memory: Memory, clock) -> None:
+    ids = _three_versions(memory, clock)
+    assert memory.browse() == [ids[2]]
+    every = memory.browse(SearchFilters(statuses=("active", "superseded")))
+    assert every == sorted(ids, reverse=True)
+    assert memory.browse(SearchFilters(statuses=("active", "superseded"), min_confidence=0.99)) == []
+    hits = memory.describe(every)
+    assert [h.fact.id for h in hits] == every
+    assert math.isnan(hits[0].score) and 0 < hits[0].effective_confidence <= 1
