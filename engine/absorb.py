@@ -123,14 +123,19 @@ class AbsorbPlanner:
     """Builds the items of one absorb plan against the current store."""
 
     def __init__(self, db: sqlite3.Connection, index: VectorIndex, embed: Callable[[list[str]], np.ndarray],
-                 limits: MemorySettings) -> None:
+                 limits: MemorySettings, exclude: frozenset[int] = frozenset(),
+                 classifier: Callable[..., Any] = classify) -> None:
         self.db, self.index, self.embed, self.limits = db, index, embed, limits
+        self.exclude = exclude  # facts never matched (distill re-absorbs run facts: not against themselves)
+        self.classifier = classifier  # the heuristic, or the LLM in front of it (classify_llm)
 
     def plan(self, raw: Sequence[RawItem], defaults: dict[str, Any]) -> tuple[list[PlanItem], dict[int, np.ndarray]]:
         items, work = _validated(raw, self.limits, defaults)
         merged, work = _merge_identical(work)
         items += merged
         known = stored_by_hash(self.db, [w.hash for w in work])
+        if self.exclude:
+            known = {h: found for h, found in known.items() if found[0] not in self.exclude}
         fresh = []
         for w in work:
             if w.hash not in known:
@@ -162,7 +167,7 @@ class AbsorbPlanner:
         items = []
         for row, w in enumerate(fresh):
             candidates = self._candidates(w, stored[row], [(batch_sims[row, k], o, it) for k, o, it in planned])
-            decision = classify(w.item, candidates, self.limits)
+            decision = self.classifier(w.item, candidates, self.limits)
             target = decision.target
             item = PlanItem(w.index, decision.outcome, decision.decided_by, decision.reason,
                             incoming=w.item.to_dict(), similarity=decision.similarity,
@@ -189,7 +194,7 @@ class AbsorbPlanner:
             cands = []
             for fid in dict.fromkeys(ids):
                 row = rows.get(fid)
-                if row is None or row["status"] != "active":
+                if row is None or row["status"] != "active" or fid in self.exclude:
                     continue
                 cosine = scores.get(fid)
                 if cosine is None:

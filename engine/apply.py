@@ -17,11 +17,16 @@ import numpy as np
 from .decay import reinforced
 from .entities import link_entities
 from .errors import PlanError
-from .plans import INSERTING, Plan, PlanItem
-from .records import add_aliases, content_hash, fact_columns, insert_edge, insert_fact, stored_by_hash, update_fact
+from .plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
+from .records import add_aliases, content_hash, fact_columns, insert_edge, insert_fact, update_fact
 from .validation import Incoming, expires_at
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
+SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
+# Columns an item may record in ``before`` (what its reason rests on); any change refuses the plan.
+CHECKED = ("tags", "last_reinforced", "confidence", "access_count", "expires_at")
+# Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
+LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises")
 
 
 @dataclass
@@ -53,21 +58,66 @@ def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
 def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem]) -> list[str]:
     """Reasons why the plan no longer matches the store (empty when it still does)."""
     problems = []
-    targets = fact_columns(db, [it.target_id for it in selected if it.target_id is not None], "status")
+    ends = [e["to_id"] for it in selected for e in it.edges]
+    facts = fact_columns(db, [*(it.target_id for it in selected if it.target_id is not None), *ends],
+                         "status, " + ", ".join(CHECKED))
     for it in selected:
         if it.target_id is None:
             continue
-        fact = targets.get(it.target_id)
+        fact = facts.get(it.target_id)
         if fact is None or fact["status"] != it.target_status:
             now = "missing" if fact is None else fact["status"]
             problems.append(f"item {it.index}: fact {it.target_id} is now {now} (was {it.target_status})")
+            continue
+        for column, value in (it.before or {}).items():
+            current = json.loads(fact[column] or "[]") if column == "tags" else fact[column]
+            if current != value:
+                problems.append(f"item {it.index}: the {column} of fact {it.target_id} changed since the plan "
+                                f"was made")
+    for it in selected:
+        for edge in it.edges:
+            fact = facts.get(edge["to_id"])
+            if fact is None or edge.get("to_status") not in (None, fact["status"]):
+                now = "missing" if fact is None else fact["status"]
+                problems.append(f"item {it.index}: fact {edge['to_id']} is now {now} (was {edge.get('to_status')})")
+            elif it.outcome == "link" and it.target_id is not None and edge_exists(db, it.target_id, edge["to_id"],
+                                                                                 edge["type"]):
+                problems.append(f"item {it.index}: facts {it.target_id} and {edge['to_id']} are already linked "
+                                f"({edge['type']})")
+    # A fact this plan retires, or the inserted fact's own source (an edge of the item), may share its
+    # text (distill re-absorbs a run fact's text as agent knowledge): neither counts as "stored since".
+    retiring = {it.target_id for it in selected if it.outcome in STATUS_CHANGES}
     inserting = [it for it in selected if it.outcome in INSERTING]
-    already = stored_by_hash(db, [content_hash(it.incoming["text"]) for it in inserting])
+    already = active_hash_owners(db, [content_hash(it.incoming["text"]) for it in inserting])
     for it in inserting:
-        found = already.get(content_hash(it.incoming["text"]))
-        if found is not None and found[1] == "active":
+        sources = {e["to_id"] for e in it.edges}
+        found = sorted(already.get(content_hash(it.incoming["text"]), set()) - retiring - sources)
+        if found:
             problems.append(f"item {it.index}: the same text was stored since, as fact {found[0]}")
     return problems
+
+
+def edge_exists(db: sqlite3.Connection, src: int, dst: int, edge_type: str) -> bool:
+    """An edge of this type between the two facts; contradicts and related count in both directions."""
+    both = edge_type in SYMMETRIC_EDGES
+    row = db.execute("SELECT 1 FROM edges WHERE type = ? AND ((src_id = ? AND dst_id = ?) OR "
+                     "(? AND src_id = ? AND dst_id = ?)) LIMIT 1", (edge_type, src, dst, both, dst, src)).fetchone()
+    return row is not None
+
+
+def active_hash_owners(db: sqlite3.Connection, hashes: list[str]) -> dict[str, set[int]]:
+    """content_hash -> ids of the active facts holding that text, as their own text or a merged alias."""
+    found: dict[str, set[int]] = {}
+    for start in range(0, len(hashes), 500):
+        chunk = hashes[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            f"SELECT content_hash, id FROM facts WHERE status = 'active' AND content_hash IN ({marks}) UNION "
+            f"SELECT a.content_hash, f.id FROM text_aliases a JOIN facts f ON f.id = a.fact_id "
+            f"WHERE f.status = 'active' AND a.content_hash IN ({marks})", chunk + chunk)
+        for h, fact_id in rows:
+            found.setdefault(h, set()).add(fact_id)
+    return found
 
 
 class PlanWriter:
@@ -88,13 +138,52 @@ class PlanWriter:
                 duplicates.append(it)
             elif it.outcome in INSERTING:
                 self._insert(it)
+            elif it.outcome in STATUS_CHANGES:
+                self._retire(it)
+            elif it.outcome == "retag":
+                self._retag(it)
+            elif it.outcome == "link":
+                it.fact_id = it.target_id
         self._reinforce(duplicates)
-        self.db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-                            self._journal)
         for it in selected:
             if it.outcome == "merged":
                 it.fact_id = self.fact_of_index.get(it.merged_into)
+        for it in selected:
+            if it.edges and it.fact_id is not None:
+                self._add_edges(it)
+        self.db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+                            self._journal)
         return self.changes
+
+    def _retire(self, it: PlanItem) -> None:
+        """archive / expire: only the status moves; the fact stays readable in every mode."""
+        status = STATUS_CHANGES[it.outcome]
+        before = self.db.execute("SELECT status FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0]
+        update_fact(self.db, it.target_id, {"status": status})
+        it.fact_id = it.target_id
+        details = {"before": {"status": before}, "after": {"status": status}, "reason": it.reason,
+                   "decided_by": it.decided_by}
+        self._log(it.outcome, it.target_id, {**details, **({"stage": it.stage} if it.stage else {})})
+        self.changes.deactivated.append(it.target_id)
+
+    def _retag(self, it: PlanItem) -> None:
+        before = json.loads(self.db.execute("SELECT tags FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0])
+        update_fact(self.db, it.target_id, {"tags": list(it.tags or [])})
+        it.fact_id = it.target_id
+        self._log("retag", it.target_id, {"before": {"tags": before}, "after": {"tags": list(it.tags or [])},
+                                          "decided_by": it.decided_by})
+        self.changes.touched.append(it.target_id)
+
+    def _add_edges(self, it: PlanItem) -> None:
+        """The item's extra edges, from its fact to existing facts, each journaled on the source fact."""
+        for edge in it.edges:
+            if edge["type"] not in LINK_TYPES:
+                raise PlanError(f"item {it.index}: edge type {edge['type']!r} cannot be added by a plan item")
+            if edge_exists(self.db, it.fact_id, edge["to_id"], edge["type"]):
+                continue  # a reinforced fact may already carry it (abstract finding a derived fact again)
+            insert_edge(self.db, it.fact_id, edge["to_id"], edge["type"], self.now, self.plan.id)
+            self._log("link", it.fact_id, {"type": edge["type"], "from": it.fact_id, "to": edge["to_id"],
+                                           "reason": it.reason, "decided_by": it.decided_by})
 
     def _target(self, it: PlanItem) -> int:
         return it.target_id if it.target_id is not None else self.fact_of_index[it.target_index]

@@ -33,6 +33,10 @@ class MemorySettings:
     related_threshold: float = 0.50
     candidates: int = 5
     candidate_pool: int = 200
+    # Query terms are kept rarest first while their summed document frequencies fit this
+    # budget (0: keep every term). A term in most facts adds ~0 to BM25 but FTS5 scores every
+    # row it matches: at 100k facts that was half of a search's time. See engine/fts.py.
+    text_match_budget: int = 2000
     rerank: bool = False
     reinforce_gain: float = 0.3
     confidence_cap: float = 0.99
@@ -58,8 +62,13 @@ class LLMSettings:
 
 @dataclass(frozen=True)
 class GCSettings:
+    # Stage 2: a never-accessed run fact untouched for this many days is archived.
     stale_run_days: int = 30
+    # Stage 3: a scope/tag group with more active facts than this is compacted into summaries.
     group_limit: int = 200
+    summary_size: int = 20  # members per summary record (its text quotes each, clipped)
+    # distill: a session with no new or reinforced fact for this long counts as finished.
+    finished_session_hours: float = 24.0
 
 
 @dataclass(frozen=True)

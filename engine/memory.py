@@ -26,6 +26,9 @@ from .errors import InvalidInput, NotFound, PlanError, StoreError
 from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
 from .records import Fact, JournalEntry, fact_columns, load_facts, read_journal
 from .search import Hit, Searcher, SearchFilters
+from .memory_graph import GraphMethods
+from .memory_llm import LLMMethods
+from .memory_plans import PlanMethods
 from .store import Store
 from .vectors import VectorIndex
 
@@ -33,7 +36,7 @@ MAX_TOP_K = 1000
 MAX_QUERY_CHARS = 4000
 
 
-class Memory:
+class Memory(PlanMethods, GraphMethods, LLMMethods):
     """An open memory file. Use as a context manager, or call ``close()``."""
 
     def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,
@@ -150,7 +153,8 @@ class Memory:
         """
         raw = [it if isinstance(it, RawItem) else RawItem(it) for it in items]
         with self._store.guard():
-            planner = AbsorbPlanner(self._store.db, self._ready_index(), self.embed, self.settings.memory)
+            planner = AbsorbPlanner(self._store.db, self._ready_index(), self.embed, self.settings.memory,
+                                    classifier=self._classifier())
             plan_items, vectors = planner.plan(raw, defaults or {})
             plan = Plan(None, "absorb", self.clock(), self.actor, "draft", plan_items)
             if self.read_only:
@@ -257,7 +261,8 @@ class Memory:
             if len(vector) != index.dim:
                 raise InvalidInput(f"query vector has {len(vector)} dimensions; this memory uses {index.dim}")
             hits = Searcher(self._store.db, index, self.settings.memory).search(
-                query, vector, top_k, filters, self.clock())
+                query, vector, self._pool_size(top_k), filters, self.clock())
+            hits = self._rerank(query, hits, top_k)  # the LLM's order when [memory] rerank is on
             self._count_access([h.fact.id for h in hits])
         return hits
 

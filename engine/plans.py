@@ -17,8 +17,11 @@ from typing import Any
 from .clock import format_time
 from .errors import NotFound
 
-OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected")
+OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected",
+            "archive", "expire", "link", "retag")
 INSERTING = frozenset({"supersede", "contradict", "related", "new"})
+# Outcomes that change an existing fact's status, and the status they set.
+STATUS_CHANGES = {"archive": "archived", "expire": "expired"}
 
 
 @dataclass
@@ -36,9 +39,16 @@ class PlanItem:
     evidence: list[dict[str, Any]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     fact_id: int | None = None
+    # Extra edges {"type", "to_id", "to_status"} from this item's fact (an inserted or reinforced
+    # fact, or ``target_id`` for a ``link``) to existing facts: distilled_from, summarises, ...
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    tags: list[str] | None = None  # the new tags of a ``retag``
+    before: dict[str, Any] | None = None  # what the target held when planned, checked before applying
+    stage: str | None = None  # a housekeeping pass's label for the item (e.g. gc's "ttl")
 
     def to_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in vars(self).items() if v not in (None, [], {}) or k in ("fact_id", "target_id")}
+        data = {k: v for k, v in vars(self).items()
+                if v not in (None, [], {}) or k in ("fact_id", "target_id") or (k == "tags" and v is not None)}
         if self.similarity is not None:
             data["similarity"] = round(self.similarity, 4)
         return data
@@ -81,14 +91,16 @@ class Plan:
 def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
     items = [{**vars(it), "fact_id": None} for it in plan.items]  # vars(): asdict's deep copy is the hot spot
     plan.id = int(db.execute(
-        "INSERT INTO plans (kind, created_at, actor, status, items, summary) VALUES (?, ?, ?, ?, ?, ?)",
+        "INSERT INTO plans (kind, created_at, actor, status, items, summary, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (plan.kind, plan.created_at, plan.actor, plan.status, json.dumps(items, ensure_ascii=False),
-         json.dumps(plan.counts()))).lastrowid)
+         json.dumps(plan.counts()), plan.note)).lastrowid)
     return plan.id
 
 
 def mark_plan(db: sqlite3.Connection, plan: Plan, status: str, at: float, note: str | None = None) -> None:
+    """Move a plan to ``status``; a ``note`` (e.g. why it was refused) replaces the stored one, None keeps it."""
     applied = {str(it.index): it.fact_id for it in plan.items if it.index in plan.applied_indexes}
+    note = plan.note if note is None else note
     db.execute("UPDATE plans SET status = ?, decided_at = ?, applied_items = ?, note = ? WHERE id = ?",
                (status, at, json.dumps(applied) if status == "applied" else None, note, plan.id))
     plan.status, plan.decided_at, plan.note = status, at, note

@@ -3,7 +3,8 @@ related facts touching it, each version's status history, and its confidence cur
 
 Status history is rebuilt from the journal (every status change is journaled
 with before/after), so ``Timeline.state_at(t)`` answers "what did the memory
-say at time t" without any stored snapshot: the audit view of the GUI.
+say at time t" without any stored snapshot: the audit view of the GUI. Times
+are the ones the facts claim: a backdated import reads as its history says.
 """
 
 from __future__ import annotations
@@ -64,6 +65,7 @@ class Timeline:
     versions: list[Version]
     links: list[Link]
     others: dict[int, list[Version]] = field(default_factory=dict)
+    related_versions: list[Version] = field(default_factory=list)
 
     @property
     def chain_ids(self) -> list[int]:
@@ -78,7 +80,7 @@ class Timeline:
         return [link for link in self.links if link.type == "related"]
 
     def all_versions(self) -> list[Version]:
-        return self.versions + [v for chain_ in self.others.values() for v in chain_]
+        return self.versions + [v for chain_ in self.others.values() for v in chain_] + self.related_versions
 
     @property
     def span(self) -> tuple[float, float]:
@@ -135,15 +137,39 @@ def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
         other = link.dst if link.src in ids else link.src
         if other not in ids and link.type == "contradicts":
             other_chains.setdefault(other, chain(db, other))
-    related_ids = [link.dst if link.src in ids else link.src for link in links if link.type == "related"]
+    related_ids = [link.dst if link.src in ids else link.src for link in links
+                   if link.type == "related" and not (link.src in ids and link.dst in ids)]
     wanted = set(ids) | {i for c in other_chains.values() for i in c} | set(related_ids)
     facts = load_facts(db, wanted)
     if fact_id not in facts:
         raise NotFound(f"there is no fact {fact_id} in this memory")
     changes = _status_changes(db, facts)
+    for chain_ in [ids, *other_chains.values()]:
+        _date_supersessions(chain_, facts, changes)
+    links = [_dated(link, facts) for link in links]
     version = lambda i: Version(facts[i], changes[i])  # noqa: E731
     others = {head: [version(i) for i in c] for head, c in other_chains.items()}
-    return Timeline(fact_id, [version(i) for i in ids], links, others)
+    in_chains = set(ids) | {i for c in other_chains.values() for i in c}
+    related = [version(i) for i in dict.fromkeys(related_ids) if i not in in_chains]
+    return Timeline(fact_id, [version(i) for i in ids], links, others, related)
+
+
+def _date_supersessions(ids: list[int], facts: dict[int, Fact], changes: dict[int, list[tuple[float, str]]]) -> None:
+    """A version stops being current when its successor was written. Imports and backdated
+    absorbs are applied later than the facts they carry claim, so the journal time of a
+    supersession is moved back to the successor's ``created_at`` when that is earlier."""
+    for old, new in zip(ids, ids[1:]):
+        successor_born = facts[new].created_at
+        changes[old] = sorted(((max(facts[old].created_at, min(at, successor_born)) if status == "superseded"
+                                else at, status) for at, status in changes[old]), key=lambda change: change[0])
+
+
+def _dated(link: Link, facts: dict[int, Fact]) -> Link:
+    """An edge holds from when both its facts existed, even if it was recorded later (see above)."""
+    ends = [facts[i].created_at for i in (link.src, link.dst) if i in facts]
+    if len(ends) < 2:
+        return link
+    return Link(link.type, link.src, link.dst, min(link.created_at, max(ends)), link.plan_id)
 
 
 @dataclass

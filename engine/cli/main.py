@@ -8,19 +8,20 @@ traceback), 2 a usage error. Commands live in ``commands``; rendering in
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
-
-import platformdirs
 
 from ..clock import fixed_clock, system_clock
 from ..config import load_settings
 from ..decay import KINDS, SCOPES, STATUSES
 from ..errors import MemLensError
 from ..history import MODES
+from ..paths import config_path_for, default_memory_path
 from . import commands
+from .frontends import add_gui
+from .graph import add_graph
+from .housekeeping import add_housekeeping
 
 
 class Parser(argparse.ArgumentParser):
@@ -31,10 +32,7 @@ class Parser(argparse.ArgumentParser):
 
 
 def default_db() -> Path:
-    env = os.environ.get("MEMLENS_DB")
-    if env:
-        return Path(env)
-    return Path(platformdirs.user_data_dir("memlens")) / "memory.sqlite"
+    return default_memory_path()
 
 
 def _add_absorb(sub: argparse._SubParsersAction) -> None:
@@ -138,23 +136,23 @@ def build_parser() -> Parser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND", parser_class=Parser)
     for add in (_add_absorb, _add_search, _add_reading, _add_plans, _add_transfer):
         add(sub)
+    add_graph(sub, Parser)
+    add_housekeeping(sub)
+    add_gui(sub)
     return parser
 
 
 def _config_path(args: argparse.Namespace, db: Path) -> Path | None:
-    if args.config is not None:
-        if not args.config.is_file():
-            raise MemLensError(f"no config file at {args.config}")
-        return args.config
-    for candidate in (db.parent / "memlens.toml", Path(platformdirs.user_config_dir("memlens")) / "memlens.toml"):
-        if candidate.is_file():
-            return candidate
-    return None
+    return config_path_for(db, args.config)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra and args.command != "gui":
+        parser.error(f"unrecognized arguments: {' '.join(extra)}")
+    if extra:
+        args.args = extra + list(args.args)  # the app parses its own options (memlens gui --help)
     db = args.db or default_db()
     try:
         settings = load_settings(_config_path(args, db))

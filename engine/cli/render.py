@@ -32,8 +32,20 @@ def plan_json(plan: Plan) -> dict[str, Any]:
             "items": [{"index": it.index, "outcome": it.outcome, "fact_id": it.fact_id, "target_id": it.target_id,
                        "target_index": it.target_index, "merged_into": it.merged_into,
                        "similarity": None if it.similarity is None else round(it.similarity, 4),
-                       "decided_by": it.decided_by, "reason": it.reason, "warnings": it.warnings}
-                      for it in plan.items]}
+                       "decided_by": it.decided_by, "reason": it.reason, "warnings": it.warnings,
+                       "edges": it.edges, "tags": it.tags, "stage": it.stage}
+                      for it in plan.items], "kind": plan.kind, "note": plan.note}
+
+
+def _item_detail(it: Any) -> str | None:
+    """The second line of an item: its text, or what a link / retag does."""
+    if it.incoming and it.outcome != "rejected":
+        return f"“{it.incoming['text']}”"
+    if it.outcome == "retag":
+        return f"tags {', '.join((it.before or {}).get('tags') or []) or '(none)'} -> {', '.join(it.tags or []) or '(none)'}"
+    if it.outcome == "link":
+        return "; ".join(f"{it.target_id} {e['type']} {e['to_id']}" for e in it.edges)
+    return None
 
 
 def plan_text(plan: Plan, dry_run: bool) -> None:
@@ -49,10 +61,14 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
             f"#{it.merged_into}" if it.merged_into is not None else "-")
         sim = "-" if it.similarity is None else f"{it.similarity:.2f}"
         fact = "-" if it.fact_id is None else it.fact_id
+        stage = f"[{it.stage}] " if it.stage else ""
         print(f"  {it.index:>3}  {it.outcome:<10} {fact:>6} {target:>7} {sim:>5}  {it.decided_by:<10} "
-              f"{_clip(it.reason, width)}")
-        if it.incoming and it.outcome != "rejected":
-            print(f"  {'':>3}  {'':<10} {'':>6} {'':>7} {'':>5}  {'':<10} “{_clip(it.incoming['text'], width - 2)}”")
+              f"{_clip(stage + it.reason, width)}")
+        if detail := _item_detail(it):
+            print(f"  {'':>3}  {'':<10} {'':>6} {'':>7} {'':>5}  {'':<10} {_clip(detail, width)}")
+        if it.edges and it.outcome != "link":
+            links = ", ".join(f"{e['type']} {e['to_id']}" for e in it.edges)
+            print(f"  {'':>3}  {'':<10} {'':>6} {'':>7} {'':>5}  {'':<10} {_clip('+ edges: ' + links, width)}")
         for warning in it.warnings:
             print(f"  {'':>3}  warning: {warning}")
     if plan.status == "draft" and plan.id is not None:

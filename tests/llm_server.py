@@ -1,0 +1,67 @@
+"""A real local HTTP server speaking the chat-completions protocol, with scripted answers.
+
+Each request takes the next answer from ``script``: ``("content", text)`` a normal completion
+whose message is ``text``; ``("status", 500)`` an HTTP error; ``("hang", None)`` no answer until
+the server closes (the client times out); ``("raw", bytes)`` a body that is not a completion.
+An exhausted script answers 500, so a test that makes an unexpected call notices.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+class ScriptedLLM:
+    def __init__(self) -> None:
+        self.script: list[tuple[str, Any]] = []
+        self.requests: list[dict[str, Any]] = []
+        self.release = threading.Event()
+        owner = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:  # noqa: N802 (http.server's name)
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                owner.requests.append({"path": self.path, "auth": self.headers.get("Authorization"), "body": body})
+                kind, value = owner.script.pop(0) if owner.script else ("status", 500)
+                if kind == "hang":
+                    owner.release.wait(30)
+                    kind, value = "status", 503
+                try:
+                    if kind == "status":
+                        self.send_error(value)
+                        return
+                    payload = value if kind == "raw" else json.dumps(
+                        {"id": "x", "object": "chat.completion", "model": body.get("model"),
+                         "choices": [{"index": 0, "message": {"role": "assistant", "content": value},
+                                      "finish_reason": "stop"}]}).encode()
+                    self.send_response(200)
+                    self.send_header("Content-Type", "application/json")
+                    self.send_header("Content-Length", str(len(payload)))
+                    self.end_headers()
+                    self.wfile.write(payload)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (its timeout): nothing to answer to
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = False  # server_close() joins the handler threads: none leaks
+        self.thread = threading.Thread(target=self.server.serve_forever, name="scripted-llm")
+        self.thread.start()
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}/v1"
+
+    def answer(self, *entries: tuple[str, Any]) -> None:
+        self.script.extend(entries)
+
+    def close(self) -> None:
+        self.release.set()
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join()
