@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench clean
+.PHONY: run test bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -13,7 +13,13 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
-	$(PY) -m engine.demo
+	$(PY) -m gui
+
+screenshots: $(STAMP)
+	mkdir -p docs/screenshots
+	$(PY) -m gui --demo --screenshot docs/screenshots/search.png --pane search --query "which editor does Maya use" --fact 40
+	$(PY) -m gui --demo --screenshot docs/screenshots/timeline.png --pane timeline --fact 15
+	$(PY) -m gui --demo --screenshot docs/screenshots/timeline-versions.png --pane timeline --fact 40
 
 test: $(STAMP)
 	$(PY) -m pytest

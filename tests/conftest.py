@@ -12,6 +12,9 @@ from typing import Iterator
 
 import pytest
 
+# The GUI tests render offscreen; set before any QApplication exists.
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
 from engine import Memory, Settings, fixed_clock, parse_time
 from engine.embeddings import shared_embedder
 

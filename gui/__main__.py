@@ -1,0 +1,7 @@
+"""``python -m gui``: the desktop app (what ``make run`` starts)."""
+
+import sys
+
+from .app import main
+
+sys.exit(main())

@@ -1,0 +1,143 @@
+"""File actions of the window: new, open, recent files, import, export, the demo memory.
+
+Every one ends in the session (opening runs off the UI thread) or in a plan
+review (import is a dry run first). Errors are dialogs; the open file stays open.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+from PySide6.QtCore import QObject, QSettings
+from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+
+from engine import Memory, resource_path
+
+from .dialogs.plan_review import PlanReview, propose
+from .ops import Progress
+from .session import Session
+
+MEMORY_FILTER = "Memory files (*.sqlite *.db *.memlens);;All files (*)"
+JSONL_FILTER = "JSON Lines (*.jsonl *.json);;All files (*)"
+MAX_RECENT = 8
+MEMORY_SUFFIXES = (".sqlite", ".db", ".memlens", ".sqlite3")
+
+
+class FileActions(QObject):
+    def __init__(self, window: QWidget, session: Session, settings: QSettings) -> None:
+        super().__init__(window)
+        self.window, self.session, self.settings = window, session, settings
+        self._demo_dirs: list[tempfile.TemporaryDirectory] = []
+        self.last_review: PlanReview | None = None
+        self.last_message: QMessageBox | None = None
+        session.opened.connect(lambda _stats: self._remember(session.path))
+        session.open_failed.connect(self._open_failed)
+
+    # -- opening -------------------------------------------------------------------------
+    def open_dialog(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(self.window, "Open memory", self._folder(), MEMORY_FILTER)
+        if path:
+            self.session.open(path)
+
+    def new_dialog(self) -> None:
+        path, _ = QFileDialog.getSaveFileName(self.window, "New memory", str(Path(self._folder()) / "memory.sqlite"),
+                                              MEMORY_FILTER)
+        if not path:
+            return
+        if Path(path).exists():
+            self.message("Not created", f"{path} already exists. Open it instead, or choose another name: "
+                                        f"MemLens never overwrites a memory file.")
+            return
+        self.session.open(path, create=True)
+
+    def open_demo(self) -> None:
+        """The demo JSONL absorbed into a fresh temporary file; the person's own memory is not touched."""
+        folder = tempfile.TemporaryDirectory(prefix="memlens-demo-")
+        self._demo_dirs.append(folder)
+        source = resource_path("demo", "memory.jsonl")
+
+        def fill(memory: Memory, progress: Progress) -> None:
+            progress.report(0)
+            memory.import_file(source)
+
+        self.session.open(Path(folder.name) / "demo.sqlite", create=True, prepare=fill)
+
+    def open_path(self, path: str | Path) -> None:
+        """Drag-and-drop and recent files: a memory file opens, a JSONL file is imported."""
+        path = Path(path)
+        if path.suffix.lower() in (".jsonl", ".json"):
+            self.import_file(path)
+        else:
+            self.session.open(path)
+
+    def recent(self) -> list[str]:
+        value = self.settings.value("recent", [])
+        paths = [value] if isinstance(value, str) else list(value or [])
+        return [p for p in paths if p and os.path.exists(p)]
+
+    def _remember(self, path: Path | None) -> None:
+        if path is None or any(Path(d.name) in path.parents for d in self._demo_dirs):
+            return
+        paths = [str(path)] + [p for p in self.recent() if p != str(path)]
+        self.settings.setValue("recent", paths[:MAX_RECENT])
+        self.settings.setValue("last_file", str(path))
+
+    def _open_failed(self, path: str, message: str) -> None:
+        self.message("Could not open the memory file", f"{path}\n\n{message}")
+
+    # -- moving facts in and out -------------------------------------------------------------
+    def import_dialog(self) -> None:
+        if not self.session.is_open:
+            self.message("No memory open", "Open or create a memory file first, then import into it.")
+            return
+        path, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL", self._folder(), JSONL_FILTER)
+        if path:
+            self.import_file(Path(path))
+
+    def import_file(self, path: Path) -> None:
+        if not self.session.is_open:
+            self.message("No memory open", "Open or create a memory file first, then import into it.")
+            return
+        propose(self.session, self.window, f"Import {path.name}", lambda m: m.import_file(path, dry_run=True),
+                self._watch, on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"))
+
+    def _watch(self, review: PlanReview) -> None:
+        self.last_review = review
+
+    def export_dialog(self) -> None:
+        if not self.session.is_open:
+            return
+        suggested = str(Path(self._folder()) / f"{self.session.path.stem}.jsonl")
+        path, _ = QFileDialog.getSaveFileName(self.window, "Export JSONL", suggested, JSONL_FILTER)
+        if path:
+            self.export_to(Path(path))
+
+    def export_to(self, path: Path) -> None:
+        def work(memory: Memory) -> int:
+            partial = path.with_name(path.name + ".partial")
+            with partial.open("w", encoding="utf-8") as stream:
+                count = memory.export(stream)
+            os.replace(partial, path)
+            return count
+
+        self.session.call(work, lambda n: self.message("Exported", f"{n:,} facts written to {path}"),
+                          label="Exporting", on_error=lambda msg: self.message("Export failed", msg))
+
+    # -- helpers -------------------------------------------------------------------------
+    def _folder(self) -> str:
+        return str(self.session.path.parent) if self.session.path else str(Path.home())
+
+    def message(self, title: str, text: str) -> None:
+        box = QMessageBox(QMessageBox.Icon.Information if title == "Exported" else QMessageBox.Icon.Warning,
+                          title, text, QMessageBox.StandardButton.Ok, self.window)
+        box.setObjectName("messageBox")
+        self.last_message = box
+        box.open()
+
+    def cleanup(self) -> None:
+        """Remove the demo files (the session must be closed first)."""
+        for folder in self._demo_dirs:
+            folder.cleanup()
+        self._demo_dirs.clear()

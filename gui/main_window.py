@@ -1,0 +1,214 @@
+"""The main window: welcome page or the panes, menus, shortcuts, status bar, drag and drop.
+
+The window wires panes together (a selection in one shows the fact in the
+others); panes never call each other. Window geometry, splitters and recent
+files live in ``QSettings``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
+from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
+                               QTabWidget, QWidget)
+
+from .files import MEMORY_SUFFIXES, FileActions
+from .panes.inspector import InspectorPane
+from .panes.search import SearchPane
+from .panes.timeline import TimelinePane
+from .panes.welcome import WelcomePane
+from .resources import icon
+from .session import Session
+
+WELCOME, PANES = 0, 1
+
+
+class MainWindow(QMainWindow):
+    def __init__(self, session: Session, settings: QSettings, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session, self.settings = session, settings
+        self.setWindowTitle("MemLens")
+        self.setWindowIcon(icon("app"))
+        self.setAcceptDrops(True)
+        self.files = FileActions(self, session, settings)
+        self.welcome = WelcomePane()
+        self.search = SearchPane(session)
+        self.inspector = InspectorPane(session)
+        self.timeline = TimelinePane(session)
+        self.search_split = QSplitter(Qt.Orientation.Horizontal)
+        self.search_split.addWidget(self.search)
+        self.search_split.addWidget(self.inspector)
+        self.search_split.setSizes([900, 500])
+        self.tabs = QTabWidget()
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.search_split, icon("search"), "Search")
+        self.tabs.addTab(self.timeline, icon("timeline"), "Timeline")
+        self.stack = QStackedWidget()
+        self.stack.addWidget(self.welcome)
+        self.stack.addWidget(self.tabs)
+        self.setCentralWidget(self.stack)
+        self._build_status_bar()
+        self._build_menus()
+        self._wire()
+        self._restore()
+
+    # -- construction --------------------------------------------------------------------
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.path_label = QLabel("No memory open")
+        self.counts_label = QLabel("")
+        self.model_label = QLabel("")
+        self.llm_label = QLabel("")
+        self.busy_label = QLabel("")
+        self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
+        self.busy.setRange(0, 0)
+        self.busy.hide()
+        self.cancel = QPushButton("Cancel", flat=True, toolTip="Stop the running job (Esc)")
+        self.cancel.hide()
+        self.cancel.clicked.connect(self.session.runner.cancel_all)
+        bar.addWidget(self.path_label, 1)
+        for widget in (self.counts_label, self.model_label, self.llm_label, self.busy_label, self.busy, self.cancel):
+            bar.addPermanentWidget(widget)
+
+    def _action(self, menu: QMenu, text: str, slot, shortcut: QKeySequence | str | None = None,
+                icon_name: str | None = None) -> QAction:
+        action = menu.addAction(icon(icon_name), text) if icon_name else menu.addAction(text)
+        if shortcut is not None:
+            action.setShortcut(QKeySequence(shortcut))
+        action.triggered.connect(slot)
+        return action
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        self._action(file_menu, "&New…", self.files.new_dialog, QKeySequence.StandardKey.New, "new")
+        self._action(file_menu, "&Open…", self.files.open_dialog, QKeySequence.StandardKey.Open, "open")
+        self.recent_menu = file_menu.addMenu("Open &Recent")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self._action(file_menu, "Open &Demo Memory", self.files.open_demo, None, "demo")
+        file_menu.addSeparator()
+        self.import_action = self._action(file_menu, "&Import JSONL…", self.files.import_dialog, "Ctrl+I", "import")
+        self.export_action = self._action(file_menu, "&Export JSONL…", self.files.export_dialog, "Ctrl+E", "export")
+        file_menu.addSeparator()
+        self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+        view = self.menuBar().addMenu("&View")
+        self._action(view, "Find (focus search)", self.focus_search, "Ctrl+K", "search")
+        for number, name in enumerate(("Search", "Timeline"), 1):
+            self._action(view, name, lambda _c=False, i=number - 1: self.show_pane(i), f"Ctrl+{number}")
+        self._action(view, "Refresh", self.session.refresh_stats, QKeySequence.StandardKey.Refresh)
+        stop = QAction("Cancel job", self, shortcut=QKeySequence("Esc"))
+        stop.triggered.connect(self.session.runner.cancel_all)
+        self.addAction(stop)
+
+    def _wire(self) -> None:
+        s = self.session
+        s.opened.connect(self._opened)
+        s.store_changed.connect(lambda _c: self._update_status())
+        s.closed.connect(self._update_status)
+        s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
+        s.runner.busy_changed.connect(self._busy)
+        s.runner.progress.connect(lambda label, _d, _t: self.busy_label.setText(label))
+        self.welcome.chosen.connect(self._welcome_choice)
+        self.search.fact_selected.connect(self._show_fact)
+        self.inspector.fact_activated.connect(self._follow)
+        self.timeline.fact_selected.connect(self.inspector.show_fact)
+
+    def _restore(self) -> None:
+        geometry = self.settings.value("geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        else:
+            self.resize(1400, 900)
+        for key, splitter in (("split/search", self.search_split), ("split/timeline", self.timeline.splitter)):
+            state = self.settings.value(key)
+            if state is not None:
+                splitter.restoreState(state)
+        self.welcome.set_recent(self.files.recent())
+
+    # -- behaviour -----------------------------------------------------------------------
+    def focus_search(self) -> None:
+        if self.stack.currentIndex() == PANES:
+            self.show_pane(0)
+            self.search.focus_query()
+
+    def show_pane(self, index: int) -> None:
+        if self.stack.currentIndex() == PANES and 0 <= index < self.tabs.count():
+            self.tabs.setCurrentIndex(index)
+
+    def _show_fact(self, fact_id: int) -> None:
+        self.inspector.show_fact(fact_id)
+        self.timeline.show_fact(fact_id)
+
+    def _follow(self, fact_id: int) -> None:
+        """A link in the inspector: show that fact everywhere, select it in the results if listed."""
+        self.search.select_fact(fact_id) or self._show_fact(fact_id)
+
+    def _welcome_choice(self, key: str) -> None:
+        actions = {"open": self.files.open_dialog, "new": self.files.new_dialog,
+                   "import": self.files.import_dialog, "demo": self.files.open_demo}
+        if key.startswith("recent:"):
+            self.files.open_path(key.split(":", 1)[1])
+        else:
+            actions[key]()
+
+    def _opened(self, stats: dict) -> None:
+        self.setWindowTitle(f"{Path(stats['path']).name} — MemLens")
+        empty = stats.get("facts", 0) == 0
+        self.welcome.set_notice(f"{stats['path']} is empty. Import a JSONL file, or open the demo memory to look "
+                                f"around." if empty else "")
+        self.stack.setCurrentIndex(WELCOME if empty else PANES)
+        self._update_status()
+        self.import_action.setEnabled(True)
+
+    def _update_status(self) -> None:
+        stats = self.session.stats
+        if not self.session.is_open:
+            self.path_label.setText("No memory open")
+            for label in (self.counts_label, self.model_label, self.llm_label):
+                label.setText("")
+            self.stack.setCurrentIndex(WELCOME)
+            return
+        self.path_label.setText(str(self.session.path) + ("  (read-only)" if self.session.read_only else ""))
+        by_status = stats.get("by_status", {})
+        self.counts_label.setText(f"{stats.get('facts', 0):,} facts: " + " · ".join(
+            f"{n:,} {status}" for status, n in sorted(by_status.items())) if by_status else "0 facts")
+        self.model_label.setText(f"model {stats.get('embedding_model', '?').split('/')[-1]}")
+        llm = self.session.settings.llm
+        self.llm_label.setText(f"LLM {llm.model}" if getattr(llm, "base_url", None) else "LLM off")
+        if stats.get("facts", 0) and self.stack.currentIndex() == WELCOME:
+            self.stack.setCurrentIndex(PANES)
+
+    def _busy(self, busy: bool) -> None:
+        self.busy.setVisible(busy)
+        self.cancel.setVisible(busy)
+        if not busy:
+            self.busy_label.setText("")
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        paths = self.files.recent()
+        for path in paths:
+            self.recent_menu.addAction(path).triggered.connect(lambda _c=False, p=path: self.files.open_path(p))
+        if not paths:
+            self.recent_menu.addAction("(none yet)").setEnabled(False)
+
+    # -- Qt events ------------------------------------------------------------------------
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:
+        urls = event.mimeData().urls()
+        if urls and all(u.isLocalFile() and Path(u.toLocalFile()).suffix.lower() in
+                        (*MEMORY_SUFFIXES, ".jsonl", ".json") for u in urls):
+            event.acceptProposedAction()
+
+    def dropEvent(self, event: QDropEvent) -> None:
+        for url in event.mimeData().urls()[:1]:
+            self.files.open_path(url.toLocalFile())
+        event.acceptProposedAction()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        self.settings.setValue("geometry", self.saveGeometry())
+        self.settings.setValue("split/search", self.search_split.saveState())
+        self.settings.setValue("split/timeline", self.timeline.splitter.saveState())
+        self.session.shutdown()
+        self.files.cleanup()
+        super().closeEvent(event)

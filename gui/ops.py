@@ -1,0 +1,157 @@
+"""One way for engine work to leave the UI thread.
+
+Every call into the engine runs as an ``Op`` on a single background thread, in
+submission order, so the engine sees one caller at a time and the window never
+waits on SQLite or the embedder. Results come back to the UI thread through
+signals. Ops that share a ``lane`` (search-as-you-type, fact loading) are
+"latest wins": when a newer op of the lane has been submitted, an older one is
+skipped if it has not started and its result is dropped if it has.
+
+Signals of ``OpRunner``: ``busy_changed(bool)``, ``progress(str, int, int)``
+(label, done, total; total 0 means unknown).
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+
+from engine import MemLensError
+
+
+class Cancelled(Exception):
+    """Raised inside an op when the person pressed Cancel."""
+
+
+@dataclass
+class Progress:
+    """Handed to an op's function: report progress, and check whether to stop."""
+    label: str
+    _relay: "_Relay"
+    _cancel: threading.Event = field(default_factory=threading.Event)
+
+    def report(self, done: int, total: int = 0) -> None:
+        self.check()
+        self._relay.progress.emit(self.label, done, total)
+
+    @property
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def check(self) -> None:
+        if self._cancel.is_set():
+            raise Cancelled(self.label)
+
+
+class _Relay(QObject):
+    """Lives on the UI thread; signals emitted from the worker are queued to it."""
+    finished = Signal(object, object)  # (op, result)
+    failed = Signal(object, str)  # (op, message)
+    progress = Signal(str, int, int)
+
+
+@dataclass(eq=False)
+class Op:
+    fn: Callable[[Progress], Any]
+    on_done: Callable[[Any], None] | None
+    on_error: Callable[[str], None] | None
+    lane: str | None
+    generation: int
+    progress: Progress
+
+
+class _Task(QRunnable):
+    def __init__(self, runner: "OpRunner", op: Op) -> None:
+        super().__init__()
+        self._runner, self._op = runner, op
+
+    def run(self) -> None:
+        op, relay = self._op, self._runner.relay
+        if self._runner.is_stale(op) or op.progress.cancelled:
+            relay.failed.emit(op, "")
+            return
+        try:
+            relay.finished.emit(op, op.fn(op.progress))
+        except Cancelled:
+            relay.failed.emit(op, "")
+        except MemLensError as exc:
+            relay.failed.emit(op, str(exc))
+        except Exception as exc:  # a bug: keep the app alive, show the message, keep the trace for the log
+            traceback.print_exc()
+            relay.failed.emit(op, f"unexpected error ({type(exc).__name__}): {exc}")
+
+
+class OpRunner(QObject):
+    busy_changed = Signal(bool)
+    progress = Signal(str, int, int)
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._pool = QThreadPool(self)
+        self._pool.setMaxThreadCount(1)
+        self._pool.setExpiryTimeout(-1)
+        self.relay = _Relay(self)
+        self.relay.finished.connect(self._finished)
+        self.relay.failed.connect(self._failed)
+        self.relay.progress.connect(self.progress)
+        self._latest: dict[str, int] = {}
+        self._pending: set[Op] = set()
+        self._lock = threading.Lock()
+        self._generation = 0
+        self.on_error: Callable[[str], None] | None = None
+
+    def submit(self, fn: Callable[[Progress], Any], on_done: Callable[[Any], None] | None = None, *,
+               on_error: Callable[[str], None] | None = None, lane: str | None = None,
+               label: str = "") -> Progress:
+        """Queue ``fn(progress)``; returns its ``Progress`` (call ``cancel`` on the runner with it)."""
+        with self._lock:
+            self._generation += 1
+            if lane:
+                self._latest[lane] = self._generation
+            op = Op(fn, on_done, on_error, lane, self._generation, Progress(label, self.relay))
+        was_idle = not self._pending
+        self._pending.add(op)
+        if was_idle:
+            self.busy_changed.emit(True)
+        self._pool.start(_Task(self, op))
+        return op.progress
+
+    def is_stale(self, op: Op) -> bool:
+        with self._lock:
+            return op.lane is not None and self._latest.get(op.lane) != op.generation
+
+    def cancel_all(self) -> None:
+        for op in list(self._pending):
+            op.progress._cancel.set()
+
+    @property
+    def busy(self) -> bool:
+        return bool(self._pending)
+
+    def wait(self, msecs: int = -1) -> bool:
+        """Block until queued work is done (shutdown and tests only)."""
+        return self._pool.waitForDone(msecs)
+
+    @Slot(object, object)
+    def _finished(self, op: Op, result: Any) -> None:
+        self._settle(op)
+        if op.on_done and not self.is_stale(op):
+            op.on_done(result)
+
+    @Slot(object, str)
+    def _failed(self, op: Op, message: str) -> None:
+        self._settle(op)
+        if not message or self.is_stale(op):
+            return
+        handler = op.on_error or self.on_error
+        if handler:
+            handler(message)
+
+    def _settle(self, op: Op) -> None:
+        self._pending.discard(op)
+        if not self._pending:
+            self.busy_changed.emit(False)

@@ -1,0 +1,267 @@
+"""Fact inspector: every field of one fact, its edges (as links), the entities it
+mentions, its journal, its confidence over time, and the curation actions.
+
+Each action builds a draft plan through the engine and opens its review; only
+"Apply" there writes. Nothing here deletes.
+
+Signals: ``fact_activated(int)`` (a link to another fact was followed),
+``review_opened(object)`` (a plan review dialog, for whoever wants to watch it).
+"""
+
+from __future__ import annotations
+
+import html
+from dataclasses import dataclass
+from typing import Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGridLayout, QGroupBox, QInputDialog, QLabel, QPushButton, QScrollArea,
+                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+
+from engine import ConfidenceCurve, Fact, JournalEntry, Memory, NotFound, Timeline, format_time
+
+from ..dialogs.fact_picker import FactPicker
+from ..dialogs.plan_review import PlanReview, propose
+from ..dialogs.text_edit import VersionEditor
+from ..session import Session
+from ..widgets.confidence_plot import ConfidencePlot
+
+
+ACTIONS = (("version", "New version…", "Write a new version that supersedes this fact"),
+           ("contradicts", "Contradicts…", "Mark another fact as contradicting this one"),
+           ("related", "Related…", "Link another fact as related"),
+           ("tags", "Tags…", "Change this fact's tags"),
+           ("archive", "Archive…", "Archive this fact (kept, hidden from default search)"))
+
+
+@dataclass
+class FactDetails:
+    fact: Fact
+    effective_confidence: float
+    timeline: Timeline
+    journal: list[JournalEntry]
+    curve: ConfidenceCurve
+
+
+def load_details(memory: Memory, fact_id: int) -> FactDetails:
+    hits = memory.describe([fact_id])
+    if not hits:
+        raise NotFound(f"there is no fact {fact_id} in this memory")
+    return FactDetails(hits[0].fact, hits[0].effective_confidence, memory.timeline(fact_id),
+                       memory.journal(fact_id=fact_id, limit=500), memory.confidence_curve(fact_id))
+
+
+def edge_lines(details: FactDetails) -> list[tuple[str, int]]:
+    """(label, other fact id) for every fact edge touching this one, newest version links first."""
+    fid, chain = details.fact.id, details.timeline.chain_ids
+    at = chain.index(fid)
+    lines = []
+    if at + 1 < len(chain):
+        lines.append(("superseded by", chain[at + 1]))
+    if at > 0:
+        lines.append(("supersedes", chain[at - 1]))
+    for link in details.timeline.links:
+        if fid in (link.src, link.dst):
+            lines.append((link.type, link.other(fid)))
+    return lines
+
+
+class InspectorPane(QWidget):
+    fact_activated = Signal(int)
+    review_opened = Signal(object)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.details: FactDetails | None = None
+        self.prompt: QWidget | None = None
+        self.title = QLabel("No fact selected")
+        self.title.setObjectName("inspectorTitle")
+        self.text = QLabel("Select a result to inspect it.")
+        self.text.setObjectName("factText")
+        self.text.setWordWrap(True)
+        self.text.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.buttons: dict[str, QPushButton] = {}
+        actions = QGridLayout()
+        for position, (key, label, tip) in enumerate(ACTIONS):
+            button = QPushButton(label, toolTip=tip, enabled=False)
+            button.clicked.connect(lambda _checked=False, k=key: self._action(k))
+            actions.addWidget(button, position // 3, position % 3)
+            self.buttons[key] = button
+        self.fields = QFormLayout()
+        self.fields.setLabelAlignment(Qt.AlignmentFlag.AlignRight)
+        self.edges = QLabel("")
+        self.edges.setObjectName("edges")
+        self.edges.setWordWrap(True)
+        self.edges.setTextFormat(Qt.TextFormat.RichText)
+        self.edges.linkActivated.connect(lambda href: self.fact_activated.emit(int(href.split(":")[1])))
+        self.entities = QLabel("")
+        self.entities.setWordWrap(True)
+        self.plot = ConfidencePlot()
+        self.journal = QTableWidget(0, 4)
+        self.journal.setHorizontalHeaderLabels(("when", "actor", "action", "plan"))
+        self.journal.verticalHeader().hide()
+        self.journal.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.journal.horizontalHeader().setStretchLastSection(True)
+        self.journal.setMinimumHeight(110)
+        self.message = QLabel("")
+        self.message.setObjectName("error")
+        self.message.setWordWrap(True)
+
+        self.sections: list[QGroupBox] = []
+        body = QWidget()
+        column = QVBoxLayout(body)
+        column.addWidget(self.title)
+        column.addWidget(self.text)
+        column.addLayout(actions)
+        column.addWidget(self.message)
+        for name, content in (("Fields", self.fields), ("Edges", self.edges), ("Entities", self.entities),
+                              ("Effective confidence", self.plot), ("Journal", self.journal)):
+            box = QGroupBox(name)
+            inner = QVBoxLayout(box)
+            inner.addLayout(content) if isinstance(content, QFormLayout) else inner.addWidget(content)
+            column.addWidget(box)
+            self.sections.append(box)
+        column.addStretch(1)
+        scroll = QScrollArea(widgetResizable=True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setWidget(body)
+        outer = QVBoxLayout(self)
+        outer.setContentsMargins(0, 0, 0, 0)
+        outer.addWidget(scroll)
+        self._show_sections(False)
+        session.store_changed.connect(lambda _c: self.reload())
+        session.closed.connect(lambda: self._show(None))
+
+    # -- loading ---------------------------------------------------------------------
+    def show_fact(self, fact_id: int) -> None:
+        self.title.setText(f"Fact {fact_id} · loading…")
+        self.session.call(lambda m: load_details(m, fact_id), self._show, lane="inspect", label="Loading fact",
+                          on_error=self._failed)
+
+    def reload(self) -> None:
+        if self.details is not None:
+            self.show_fact(self.details.fact.id)
+
+    def _failed(self, message: str) -> None:
+        self.title.setText("Fact not available")
+        self.message.setText(f"⚠ {message}")
+
+    def _show(self, details: FactDetails | None) -> None:
+        self.details = details
+        self.message.setText("")
+        while self.fields.rowCount():
+            self.fields.removeRow(0)
+        if details is None:
+            self.title.setText("No fact selected")
+            self.text.setText("Select a result to inspect it.")
+            self.edges.setText("")
+            self.entities.setText("")
+            self.journal.setRowCount(0)
+            self.plot.show_curve(None)
+            self._enable_actions(False)
+            self._show_sections(False)
+            return
+        self._show_sections(True)
+        fact = details.fact
+        self.title.setText(f"Fact {fact.id} · {fact.status}")
+        self.text.setText(fact.text)
+        for label, value in _field_rows(fact, details.effective_confidence):
+            value_label = QLabel(value)
+            value_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            value_label.setWordWrap(True)
+            self.fields.addRow(label, value_label)
+        lines = edge_lines(details)
+        self.edges.setText("<br>".join(f"{html.escape(label)} <a href='fact:{other}'>#{other}</a>"
+                                       for label, other in lines) or "<i>no edges</i>")
+        self.entities.setText(_entities_text(fact))
+        self._fill_journal(details.journal)
+        self.plot.show_curve(details.curve)
+        self._enable_actions(fact.status == "active" and not self.session.read_only)
+
+    def _show_sections(self, visible: bool) -> None:
+        for box in self.sections:
+            box.setVisible(visible)
+
+    def _fill_journal(self, entries: list[JournalEntry]) -> None:
+        self.journal.setRowCount(len(entries))
+        for row, entry in enumerate(entries):
+            for column, value in enumerate((format_time(entry.at), entry.actor, entry.action,
+                                            "" if entry.plan_id is None else str(entry.plan_id))):
+                cell = QTableWidgetItem(value)
+                cell.setToolTip(str(entry.details))
+                self.journal.setItem(row, column, cell)
+        self.journal.resizeColumnsToContents()
+
+    def _enable_actions(self, enabled: bool) -> None:
+        for button in self.buttons.values():
+            button.setEnabled(enabled)
+
+    # -- curation --------------------------------------------------------------------
+    def _action(self, key: str) -> None:
+        if self.details is None:
+            return
+        fact = self.details.fact
+        if key == "version":
+            editor = VersionEditor(fact.text, self)
+            self.prompt = editor
+            editor.accepted.connect(lambda: self._propose(
+                "New version", [{"action": "supersede", "fact_id": fact.id, "text": editor.text(),
+                                 "tags": fact.tags}]))
+            editor.open()
+        elif key in ("contradicts", "related"):
+            verb = "contradicts" if key == "contradicts" else "is related to"
+            picker = FactPicker(self.session, fact.id, f"Which fact {verb} #{fact.id}?", self)
+            self.prompt = picker
+            picker.accepted.connect(lambda: picker.chosen_id is not None and self._propose(
+                key.capitalize(), [{"action": "link", "type": key, "from_id": picker.chosen_id, "to_id": fact.id,
+                                    "reason": picker.reason.text().strip() or f"marked {key} in the app"}]))
+            picker.open()
+        elif key == "tags":
+            self._ask("Tags", "Tags (comma-separated; empty clears them):", ", ".join(fact.tags),
+                      lambda text: self._propose("Tags", [{"action": "retag", "fact_id": fact.id, "tags": [
+                          t.strip() for t in text.split(",") if t.strip()]}]))
+        elif key == "archive":
+            self._ask("Archive", f"Why archive fact {fact.id}? It is kept and stays in its history.", "",
+                      lambda text: self._propose("Archive", [{"action": "archive", "fact_id": fact.id,
+                                                              "reason": text.strip() or "archived in the app"}]))
+
+    def _ask(self, title: str, label: str, initial: str, then: Callable[[str], object]) -> None:
+        """A non-modal one-line prompt (a modal one would stall the event loop the engine answers on)."""
+        dialog = QInputDialog(self, windowTitle=title, labelText=label, textValue=initial)
+        dialog.setObjectName(f"ask{title}")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.textValueSelected.connect(then)
+        self.prompt = dialog
+        dialog.open()
+
+    def _propose(self, title: str, changes: list[dict]) -> None:
+        propose(self.session, self, title, lambda m: m.propose(changes, note=title), self._review_opened,
+                on_error=lambda msg: self.message.setText(f"⚠ {msg}"))
+
+    def _review_opened(self, review: PlanReview) -> None:
+        self.review_opened.emit(review)
+
+
+def _field_rows(fact: Fact, effective: float) -> list[tuple[str, str]]:
+    triple = " · ".join(x for x in (fact.subject, fact.predicate, fact.object) if x)
+    rows = [("scope", fact.scope + (f" (session {fact.session_id})" if fact.session_id else "")),
+            ("kind", fact.kind), ("triple", triple or "—"),
+            ("confidence", f"{fact.confidence:.3f} stored · {effective:.3f} effective now"),
+            ("importance", f"{fact.importance:.2f}"), ("tags", ", ".join(fact.tags) or "—"),
+            ("created", format_time(fact.created_at)), ("last reinforced", format_time(fact.last_reinforced)),
+            ("reinforced", f"{fact.reinforcement_count}×"),
+            ("accessed", f"{fact.access_count}× · last {format_time(fact.last_accessed) or 'never'}"),
+            ("expires", format_time(fact.expires_at) or "—"), ("sources", ", ".join(fact.sources) or "—"),
+            ("content hash", fact.content_hash[:16] + "…"), ("embedding", fact.embedding_model or "none"),
+            ("plan", "—" if fact.plan_id is None else str(fact.plan_id))]
+    return rows
+
+
+def _entities_text(fact: Fact) -> str:
+    entities = fact.metadata.get("entities") or []
+    relations = fact.metadata.get("relations") or []
+    parts = [f"{html.escape(str(e.get('name')))} <span style='color:#777'>({html.escape(str(e.get('type')))})</span>"
+             for e in entities if isinstance(e, dict)]
+    parts += [html.escape(" → ".join(map(str, r))) for r in relations if isinstance(r, (list, tuple))]
+    return "<br>".join(parts) or "<i>none recorded</i>"

@@ -1,0 +1,152 @@
+"""Search pane: search as you type, filters, and a ranked table that explains each rank.
+
+An empty query lists every fact that passes the filters, newest first. Typing
+is debounced; the newest search wins and older answers are dropped.
+
+Signals: ``fact_selected(int)``, ``searched(int)`` (number of rows shown, after
+each finished search or listing).
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+
+from engine import Hit, InvalidInput
+
+from ..models.results import TEXT_COLUMN, ResultsModel, explain
+from ..session import Session
+from .filters import FilterBar
+
+DEBOUNCE_MS = 250
+TOP_K = 200
+
+
+class SearchPane(QWidget):
+    fact_selected = Signal(int)
+    searched = Signal(int)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.query = QLineEdit(placeholderText="Search facts (Ctrl+K) — empty lists everything, newest first",
+                               clearButtonEnabled=True)
+        self.query.setObjectName("searchBox")
+        self.filters = FilterBar()
+        self.model = ResultsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.model)
+        self.table.setSortingEnabled(True)
+        self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setAlternatingRowColors(True)
+        self.table.setWordWrap(False)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
+        self.table.verticalHeader().hide()
+        self.table.verticalHeader().setDefaultSectionSize(24)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(TEXT_COLUMN, QHeaderView.ResizeMode.Stretch)
+        for column, width in enumerate((56, 0, 58, 58, 58, 48, 48, 56, 104, 80, 52)):
+            if width:
+                self.table.setColumnWidth(column, width)
+        self.status = QLabel(" ")
+        self.status.setObjectName("searchStatus")
+        self.explanation = QLabel(" ")
+        self.explanation.setObjectName("explanation")
+        self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addWidget(self.query)
+        layout.addWidget(self.filters)
+        layout.addWidget(self.status)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.explanation)
+
+        self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
+        self._debounce.timeout.connect(self.run_search)
+        self.query.textChanged.connect(self._debounce.start)
+        self.query.returnPressed.connect(self.run_search)
+        self.filters.changed.connect(self._debounce.start)
+        self.model.page_requested.connect(self._load_page)
+        self.table.selectionModel().selectionChanged.connect(self._selection_changed)
+        session.opened.connect(lambda _stats: self.run_search())
+        session.store_changed.connect(lambda _changes: self.run_search())
+        session.closed.connect(lambda: self.model.set_hits([]))
+
+    def focus_query(self) -> None:
+        self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
+        self.query.selectAll()
+
+    def run_search(self) -> None:
+        self._debounce.stop()
+        try:
+            filters = self.filters.filters()
+        except InvalidInput as err:
+            self._show_error(str(err))
+            return
+        query = self.query.text().strip()
+        self.status.setText("Searching…" if query else "Listing…")
+        if query:
+            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters), self._show_hits,
+                              lane="search", label="Searching", on_error=self._show_error)
+        else:
+            self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
+                              label="Listing", on_error=self._show_error)
+
+    def _show_hits(self, hits: list[Hit]) -> None:
+        self.model.set_hits(hits)
+        self.status.setText(f"{len(hits)} result{'s' * (len(hits) != 1)}" +
+                            (f" (top {TOP_K})" if len(hits) == TOP_K else "") if hits else
+                            "No facts match. Try fewer words, or include more statuses.")
+        self._after_results()
+
+    def _show_listing(self, ids: list[int]) -> None:
+        self.model.set_ids(ids)
+        self.status.setText(f"{len(ids):,} fact{'s' * (len(ids) != 1)}, newest first" if ids else
+                            "No facts pass these filters." if self.session.stats.get("facts") else
+                            "This memory is empty: import a JSONL file or absorb some facts.")
+        if not ids:
+            self._after_results()
+
+    def _load_page(self, ids: list[int]) -> None:
+        def done(hits: list[Hit]) -> None:
+            first = self.model.rowCount() == 0
+            self.model.add_page(hits)
+            if first:
+                self._after_results()
+            if self.table.isVisible() and self.table.verticalScrollBar().maximum() == 0:
+                self.model.fetchMore()  # the view is not full yet, so no scrolling will ask for more
+        self.session.call(lambda m: m.describe(ids), done, lane="page", label="Loading rows")
+
+    def _after_results(self) -> None:
+        if self.model.rowCount() and not self.table.selectionModel().hasSelection():
+            self.explanation.setText("Select a row to see why it ranked there.")
+        self.searched.emit(self.model.rowCount())
+
+    def _show_error(self, message: str) -> None:
+        self.model.set_hits([])
+        self.status.setText(f"⚠ {message}")
+        self.searched.emit(0)
+
+    def _selection_changed(self, selected: QItemSelection, _deselected: QItemSelection) -> None:
+        rows = selected.indexes()
+        if not rows:
+            return
+        row = rows[0].row()
+        hit = self.model.hit(row)
+        if hit is None:
+            return
+        settings = self.session.settings.memory
+        self.explanation.setText(explain(hit, row + 1, settings.cosine_weight, settings.bm25_weight))
+        self.fact_selected.emit(hit.fact.id)
+
+    def select_fact(self, fact_id: int) -> bool:
+        row = self.model.row_of(fact_id)
+        if row is None:
+            return False
+        self.table.selectRow(row)
+        self.table.scrollTo(self.model.index(row, 0))
+        return True

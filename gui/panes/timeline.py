@@ -1,0 +1,201 @@
+"""Timeline pane: how one fact evolved, and what the memory said at any moment.
+
+The canvas shows the fact's supersedes chain and the chains its contradictions
+touch; the list below has every version with a word-level diff against the
+one before. The "as of" slider (or dragging the line on the canvas) replays
+the journal: which version was current then, which contradictions were open.
+
+Signals: ``fact_selected(int)`` (a version was clicked or chosen in the list).
+"""
+
+from __future__ import annotations
+
+import html
+import time
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSlider,
+                               QSplitter, QTextBrowser, QVBoxLayout, QWidget)
+
+from engine import Timeline, format_time
+
+from ..session import Session
+from ..widgets.timeline_plot import TimelinePlot
+from ..widgets.word_diff import word_diff_html
+
+STEPS = 1000
+
+
+class TimelinePane(QWidget):
+    fact_selected = Signal(int)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.line: Timeline | None = None
+        self.fact_id: int | None = None
+        self._range = (0.0, 1.0)
+        self.jump = QLineEdit(placeholderText="fact id", maximumWidth=110, clearButtonEnabled=True)
+        self.jump.returnPressed.connect(self._jump)
+        self.heading = QLabel("Select a fact in Search, or type its id.")
+        self.heading.setObjectName("timelineHeading")
+        self.with_related = QCheckBox("show related", toolTip="Add a lane with the facts linked as related")
+        self.with_related.toggled.connect(lambda _on: self._redraw())
+        self.plot = TimelinePlot()
+        self.plot.fact_clicked.connect(self._version_clicked)
+        self.plot.as_of_dragged.connect(self._line_dragged)
+        self.slider = QSlider(Qt.Orientation.Horizontal, minimum=0, maximum=STEPS, value=STEPS)
+        self.slider.setToolTip("Move to see the memory as it was at that moment")
+        self.slider.valueChanged.connect(self._slider_moved)
+        self.as_of_label = QLabel("as of now")
+        self.as_of_label.setObjectName("asOf")
+        self.as_of_label.setMinimumWidth(170)
+        self.state = QLabel("")
+        self.state.setObjectName("asOfState")
+        self.state.setWordWrap(True)
+        self.versions = QListWidget()
+        self.versions.currentRowChanged.connect(self._version_row)
+        self.diff = QTextBrowser()
+        self.diff.setObjectName("versionDiff")
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel("fact"))
+        top.addWidget(self.jump)
+        top.addWidget(self.heading, 1)
+        top.addWidget(self.with_related)
+        slider_row = QHBoxLayout()
+        slider_row.addWidget(self.as_of_label)
+        slider_row.addWidget(self.slider, 1)
+        canvas = QWidget()
+        canvas_layout = QVBoxLayout(canvas)
+        canvas_layout.setContentsMargins(0, 0, 0, 0)
+        canvas_layout.addWidget(self.plot, 1)
+        canvas_layout.addLayout(slider_row)
+        canvas_layout.addWidget(self.state)
+        lower = QSplitter(Qt.Orientation.Horizontal)
+        lower.addWidget(self.versions)
+        lower.addWidget(self.diff)
+        lower.setSizes([380, 620])
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(canvas)
+        self.splitter.addWidget(lower)
+        self.splitter.setSizes([520, 300])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addWidget(self.splitter, 1)
+        session.store_changed.connect(lambda _c: self.fact_id is not None and self.show_fact(self.fact_id))
+        session.closed.connect(lambda: self._show(None))
+
+    # -- loading ---------------------------------------------------------------------
+    def show_fact(self, fact_id: int) -> None:
+        self.fact_id = fact_id
+        self.heading.setText(f"Loading the timeline of fact {fact_id}…")
+        self.session.call(lambda m: m.timeline(fact_id), self._show, lane="timeline", label="Loading timeline",
+                          on_error=self._failed)
+
+    def _jump(self) -> None:
+        text = self.jump.text().strip().lstrip("#")
+        if text.isdigit():
+            self.show_fact(int(text))
+        else:
+            self.heading.setText("⚠ type a fact id (a whole number)")
+
+    def _failed(self, message: str) -> None:
+        self.line = None
+        self.plot.show_timeline(None, False, time.time())
+        self.versions.clear()
+        self.diff.clear()
+        self.heading.setText(f"⚠ {message}")
+
+    def _show(self, line: Timeline | None) -> None:
+        self.line = line
+        self.versions.blockSignals(True)
+        self.versions.clear()
+        self.diff.clear()
+        if line is None:
+            self.versions.blockSignals(False)
+            self.heading.setText("Select a fact in Search, or type its id.")
+            self.plot.show_timeline(None, False, time.time())
+            self.state.setText("")
+            return
+        n, k = len(line.versions), len(line.contradictions)
+        self.heading.setText(f"Fact {line.fact_id}: {n} version{'s' * (n != 1)}, "
+                             f"{k} contradiction{'s' * (k != 1)}, {len(line.related)} related")
+        self.plot.selected = line.fact_id
+        for number, version in enumerate(line.versions, 1):
+            item = QListWidgetItem(f"v{number} · #{version.fact.id} · {format_time(version.fact.created_at)} · "
+                                   f"{version.fact.status}")
+            item.setData(Qt.ItemDataRole.UserRole, version.fact.id)
+            item.setToolTip(version.fact.text)
+            self.versions.addItem(item)
+        start, end = line.span
+        now = max(time.time(), end)
+        self._range = (start - 0.02 * (now - start + 1), now)
+        self._redraw()
+        self.versions.setCurrentRow(line.chain_ids.index(line.fact_id))
+        self.versions.blockSignals(False)
+        self._version_row(self.versions.currentRow())
+
+    def _redraw(self) -> None:
+        if self.line is None:
+            return
+        self.plot.show_timeline(self.line, self.with_related.isChecked(), self._range[1])
+        self._apply_as_of(self._slider_time())
+
+    # -- as of ---------------------------------------------------------------------------
+    def _slider_time(self) -> float:
+        start, end = self._range
+        return start + (end - start) * self.slider.value() / STEPS
+
+    def set_as_of(self, when: float) -> None:
+        start, end = self._range
+        self.slider.setValue(round((when - start) / max(end - start, 1e-9) * STEPS))
+
+    def _slider_moved(self, _value: int) -> None:
+        self._apply_as_of(self._slider_time())
+
+    def _line_dragged(self, when: float) -> None:
+        self.slider.blockSignals(True)
+        self.set_as_of(when)
+        self.slider.blockSignals(False)
+        self._apply_as_of(when)
+
+    def _apply_as_of(self, when: float) -> None:
+        if self.line is None:
+            return
+        at_end = self.slider.value() == STEPS
+        self.as_of_label.setText("as of now" if at_end else f"as of {format_time(when)}")
+        self.plot.set_as_of(when)
+        state = self.line.state_at(when)
+        current = ("no version yet" if state.current is None else f"current version #{state.current}")
+        if state.current is None and any(state.statuses.get(i) for i in self.line.chain_ids):
+            current = "no active version (archived or expired)"
+        opened = ", ".join(f"#{link.src} ↔ #{link.dst}" for link in state.open_contradictions)
+        self.state.setText(f"{current} · open contradictions: {opened or 'none'}")
+
+    # -- versions ------------------------------------------------------------------------
+    def _version_clicked(self, fact_id: int) -> None:
+        if self.line is None:
+            return
+        if fact_id in self.line.chain_ids:
+            self.versions.setCurrentRow(self.line.chain_ids.index(fact_id))
+        self.plot.selected = fact_id
+        self.plot.set_as_of(self._slider_time())
+        self.fact_selected.emit(fact_id)
+
+    def _version_row(self, row: int) -> None:
+        if self.line is None or row < 0:
+            return
+        version = self.line.versions[row]
+        previous = self.line.versions[row - 1].fact.text if row > 0 else ""
+        heading = (f"<p><b>v{row + 1} · #{version.fact.id}</b> · written {format_time(version.fact.created_at)} · "
+                   f"now {version.fact.status}</p>")
+        body = word_diff_html(previous, version.fact.text) if row > 0 else html.escape(version.fact.text)
+        note = f"<p style='color:#666'>changes against v{row}</p>" if row > 0 else \
+            "<p style='color:#666'>first version</p>"
+        self.diff.setHtml(heading + note + f"<p style='font-size:14px'>{body}</p>")
+        if self.plot.selected != version.fact.id:
+            self.plot.selected = version.fact.id
+            self.plot.set_as_of(self._slider_time())
+            self.fact_selected.emit(version.fact.id)

@@ -1,0 +1,145 @@
+"""The timeline canvas: one lane per supersedes chain on a time axis.
+
+The selected fact's chain is the top lane; every chain it contradicts gets a
+lane below, and related facts a last lane when asked for. Each version is a
+marker at its creation time, followed by a bar per status it went through
+(thick while active, thin after). A contradiction is a dashed red line between
+lanes at the moment it was recorded. The "as of" line recolours the markers
+with the status each version had at that moment.
+
+Signals: ``fact_clicked(int)``, ``as_of_dragged(float)``.
+"""
+
+from __future__ import annotations
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QWidget
+
+from engine import Timeline, Version
+
+STATUS_COLOURS = {"active": "#2e8b57", "superseded": "#8a8f98", "archived": "#a0522d", "expired": "#7b4fa0"}
+CONTRADICT = "#c0392b"
+RELATED = "#3b6fb6"
+
+
+def lanes_of(line: Timeline, with_related: bool) -> list[tuple[str, list[Version]]]:
+    lanes = [(f"#{line.fact_id} versions", line.versions)]
+    lanes += [(f"contradicting #{head}", chain) for head, chain in line.others.items()]
+    if with_related and line.related_versions:
+        lanes.append(("related", line.related_versions))
+    return lanes
+
+
+class TimelinePlot(pg.PlotWidget):
+    fact_clicked = Signal(int)
+    as_of_dragged = Signal(float)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, axisItems={"bottom": pg.DateAxisItem(utcOffset=0)}, background="w")
+        self.setObjectName("timelinePlot")
+        self.setMouseEnabled(x=True, y=False)
+        self.getPlotItem().hideButtons()
+        self.getPlotItem().showGrid(x=True, y=False, alpha=0.15)
+        self.getPlotItem().getAxis("left").setWidth(150)
+        self.setMenuEnabled(False)
+        self.markers = pg.ScatterPlotItem(size=15, hoverable=True, hoverSize=19, tip=self._tip)
+        self.markers.setZValue(10)
+        self.markers.sigClicked.connect(self._clicked)
+        self.as_of_line = pg.InfiniteLine(angle=90, movable=True, pen=pg.mkPen("#222", width=1.5),
+                                          label="as of", labelOpts={"position": 0.96, "color": "#222"})
+        self.as_of_line.setZValue(20)
+        self.as_of_line.sigPositionChanged.connect(lambda line: self.as_of_dragged.emit(float(line.value())))
+        self._versions: dict[int, Version] = {}
+        self._lane_of: dict[int, int] = {}
+        self._extra: list[pg.GraphicsObject] = []
+        self.addItem(self.markers)
+        self.addItem(self.as_of_line)
+        self.selected: int | None = None
+
+    def show_timeline(self, line: Timeline | None, with_related: bool, until: float) -> None:
+        for item in self._extra:
+            self.removeItem(item)
+        self._extra.clear()
+        self._versions, self._lane_of = {}, {}
+        if line is None:
+            self.markers.setData([])
+            self.getPlotItem().getAxis("left").setTicks([[]])
+            return
+        lanes = lanes_of(line, with_related)
+        for lane, (_name, versions) in enumerate(lanes):
+            for version in versions:
+                self._versions[version.fact.id] = version
+                self._lane_of[version.fact.id] = -lane
+        self.getPlotItem().getAxis("left").setTicks([[(-i, name) for i, (name, _v) in enumerate(lanes)]])
+        self._draw_status_bars(until)
+        self._draw_links(line)
+        self._draw_labels(lanes)
+        start, _end = line.span
+        self.setXRange(start - 0.03 * (until - start + 1), until + 0.03 * (until - start + 1), padding=0)
+        self.setYRange(-(len(lanes) - 1) - 0.6, 0.6, padding=0)
+
+    def _draw_status_bars(self, until: float) -> None:
+        segments: dict[str, tuple[list[float], list[float]]] = {}
+        for fact_id, version in self._versions.items():
+            y = self._lane_of[fact_id]
+            changes = version.changes + [(until, "")]
+            for (t0, status), (t1, _next) in zip(changes, changes[1:]):
+                if status == "superseded":
+                    continue  # its successor's bar carries on from here
+                xs, ys = segments.setdefault(status, ([], []))
+                xs += [t0, max(t0, t1)]
+                ys += [y, y]
+        for status, (xs, ys) in segments.items():
+            width = 7 if status == "active" else 3
+            bar = pg.PlotDataItem(xs, ys, connect="pairs", pen=pg.mkPen(STATUS_COLOURS.get(status, "#999"),
+                                                                         width=width))
+            self._add(bar)
+
+    def _draw_links(self, line: Timeline) -> None:
+        for link in line.links:
+            if link.src not in self._lane_of or link.dst not in self._lane_of:
+                continue
+            colour = CONTRADICT if link.type == "contradicts" else RELATED
+            edge = pg.PlotDataItem([link.created_at, link.created_at], [self._lane_of[link.src], self._lane_of[link.dst]],
+                                   pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
+            self._add(edge)
+
+    def _draw_labels(self, lanes: list[tuple[str, list[Version]]]) -> None:
+        for lane, (_name, versions) in enumerate(lanes):
+            for number, version in enumerate(versions, 1):
+                caption = f"v{number} #{version.fact.id}" if lane == 0 else f"#{version.fact.id}"
+                label = pg.TextItem(caption, color="#33475b", anchor=(0.5, 1.3))
+                label.setPos(version.fact.created_at, -lane)
+                self._add(label)
+
+    def _add(self, item: pg.GraphicsObject) -> None:
+        self.addItem(item)
+        self._extra.append(item)
+
+    def set_as_of(self, when: float) -> None:
+        """Move the line and colour each marker by its status at ``when`` (hollow: not written yet)."""
+        self.as_of_line.blockSignals(True)
+        self.as_of_line.setValue(when)
+        self.as_of_line.blockSignals(False)
+        spots = []
+        for fact_id, version in self._versions.items():
+            status = version.status_at(when)
+            colour = STATUS_COLOURS.get(status or "", "#bbb")
+            selected = fact_id == self.selected
+            spots.append({"pos": (version.fact.created_at, self._lane_of[fact_id]), "data": fact_id,
+                          "brush": pg.mkBrush(colour if status else "#ffffff"),
+                          "pen": pg.mkPen("#111" if selected else colour, width=3 if selected else 1.5),
+                          "symbol": "o" if status != "superseded" else "s"})
+        self.markers.setData(spots)
+
+    def _tip(self, x: float, y: float, data: int) -> str:
+        version = self._versions.get(data)
+        if version is None:
+            return ""
+        text = " ".join(version.fact.text.split())
+        return f"#{data} ({version.fact.status} now)\n{text[:300]}"
+
+    def _clicked(self, _item: pg.ScatterPlotItem, points: list, _event: object) -> None:
+        if len(points):
+            self.fact_clicked.emit(int(points[0].data()))

@@ -1,0 +1,131 @@
+"""The fact inspector: fields, edge links, journal, and curation through a confirmed plan."""
+
+from __future__ import annotations
+
+from PySide6.QtWidgets import QDialogButtonBox
+
+from engine import Memory, Settings
+
+from .conftest import WAIT_MS, open_file, settle
+
+HELIX, NEOVIM = 40, 17  # the demo's current and previous "preferred editor" versions
+
+
+def _inspect(qtbot, window, fact_id: int) -> None:
+    window.inspector.show_fact(fact_id)
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == fact_id,
+                    timeout=WAIT_MS)
+
+
+def _review(qtbot, window, click) -> object:
+    with qtbot.waitSignal(window.inspector.review_opened, timeout=WAIT_MS) as opened:
+        click()
+    return opened.args[0]
+
+
+def test_inspector_shows_fields_edges_journal_and_curve(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    inspector = window.inspector
+    assert inspector.title.text() == f"Fact {HELIX} · active"
+    assert "Helix" in inspector.text.text()
+    assert f"fact:{NEOVIM}" in inspector.edges.text() and "supersedes" in inspector.edges.text()
+    assert inspector.journal.rowCount() >= 1 and inspector.journal.item(0, 2).text() == "absorb"
+    assert len(inspector.details.curve.times) == 200
+    assert all(b.isEnabled() for b in inspector.buttons.values())
+
+
+def test_following_an_edge_link_shows_the_other_fact(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.edges.linkActivated.emit(f"fact:{NEOVIM}")
+    qtbot.waitUntil(lambda: window.inspector.details.fact.id == NEOVIM, timeout=WAIT_MS)
+    assert window.inspector.title.text() == f"Fact {NEOVIM} · superseded"
+    assert not window.inspector.buttons["version"].isEnabled()  # only active facts are curated
+
+
+def test_new_version_goes_through_a_plan_and_supersedes(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["version"].click()
+    editor = window.inspector.prompt
+    editor.editor.setPlainText("Maya's preferred editor is now Zed; she moved to it for its built-in collaboration.")
+    review = _review(qtbot, window, editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
+    assert [it.outcome for it in review.plan.items] == ["supersede"]
+    assert review.table.item(0, 2).text() == f"#{HELIX}"
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        review.apply_button.click()
+    settle(qtbot, window)
+    assert window.inspector.title.text() == f"Fact {HELIX} · superseded"
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        newest = memory.get(HELIX, "latest").facts[0]
+        assert "Zed" in newest.text
+        assert [e.action for e in memory.journal(fact_id=newest.id)][:1] == ["absorb"]
+
+
+def test_archive_and_discard_leave_the_fact_as_it_was(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["archive"].click()
+    prompt = window.inspector.prompt
+    prompt.setTextValue("testing the discard path")
+    review = _review(qtbot, window, prompt.accept)
+    assert [it.outcome for it in review.plan.items] == ["archive"]
+    review.discard_button.click()
+    settle(qtbot, window)
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        assert memory.facts([HELIX])[HELIX].status == "active"
+        assert memory.plan(review.plan.id).status == "discarded"
+
+
+def test_tags_change_is_applied_and_journaled(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["tags"].click()
+    prompt = window.inspector.prompt
+    prompt.setTextValue("editor, favourite")
+    review = _review(qtbot, window, prompt.accept)
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        review.apply_button.click()
+    qtbot.waitUntil(lambda: window.inspector.details.fact.tags == ["editor", "favourite"], timeout=WAIT_MS)
+    assert "retag" in [window.inspector.journal.item(r, 2).text() for r in range(window.inspector.journal.rowCount())]
+
+
+def test_contradicts_picks_another_fact_by_search(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["contradicts"].click()
+    picker = window.inspector.prompt
+    qtbot.keyClicks(picker.query, "warehouse robotics company headquartered")
+    qtbot.waitUntil(lambda: picker.results.count() > 0, timeout=WAIT_MS)
+    other = picker.chosen_id
+    assert other is not None and other != HELIX
+    review = _review(qtbot, window, picker.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        review.apply_button.click()
+    qtbot.waitUntil(lambda: f"contradicts <a href='fact:{other}'>" in window.inspector.edges.text(), timeout=WAIT_MS)
+
+
+def test_linking_an_already_related_fact_is_explained(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["related"].click()
+    picker = window.inspector.prompt
+    picker.query.setText("47")
+    qtbot.waitUntil(lambda: picker.chosen_id == 47, timeout=WAIT_MS)
+    picker.accept()
+    qtbot.waitUntil(lambda: "already" in window.inspector.message.text(), timeout=WAIT_MS)
+
+
+def test_a_secret_in_a_new_version_is_refused_and_not_echoed(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, HELIX)
+    window.inspector.buttons["version"].click()
+    editor = window.inspector.prompt
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    editor.editor.setPlainText(f"Maya's preferred editor is Helix and her GitHub token is {secret} for CI.")
+    editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: "secret" in window.inspector.message.text(), timeout=WAIT_MS)
+    assert secret not in window.inspector.message.text()
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        assert memory.get(HELIX, "latest").facts[0].id == HELIX

@@ -1,0 +1,162 @@
+"""The window: welcome state, opening files (good and bad), import by drag and drop, shortcuts, settings."""
+
+from __future__ import annotations
+
+import json
+import os
+import stat
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
+from PySide6.QtGui import QDragEnterEvent, QDropEvent
+from PySide6.QtWidgets import QApplication
+
+from gui.main_window import PANES, WELCOME, MainWindow
+
+from .conftest import WAIT_MS, open_file, settle
+
+
+def test_an_empty_memory_shows_the_welcome_and_the_demo_opens(qtbot, window, tmp_path: Path) -> None:
+    open_file(qtbot, window, tmp_path / "empty.sqlite", create=True)
+    assert window.stack.currentIndex() == WELCOME
+    assert "is empty" in window.welcome.notice.text()
+    with qtbot.waitSignal(window.session.opened, timeout=WAIT_MS):
+        window.welcome.buttons["demo"].click()
+    assert window.stack.currentIndex() == PANES
+    assert "memlens-demo-" in str(window.session.path)
+    assert window.counts_label.text().startswith("75 facts")
+    assert window.llm_label.text() == "LLM off"
+    settle(qtbot, window)
+    assert window.files.recent() == [str(tmp_path / "empty.sqlite")]  # the demo is never remembered
+
+
+@pytest.mark.parametrize("content, expected", [
+    (b"this is a text file, not a database\n" * 20, "not a MemLens memory"),
+    (b"SQLite format 3\x00" + b"\x00" * 200, "damaged"),
+])
+def test_a_file_that_is_not_a_memory_gets_a_dialog_and_the_app_stays_usable(
+        qtbot, window, demo_copy, tmp_path: Path, content: bytes, expected: str) -> None:
+    open_file(qtbot, window, demo_copy)
+    bad = tmp_path / "bad.sqlite"
+    bad.write_bytes(content)
+    with qtbot.waitSignal(window.session.open_failed, timeout=WAIT_MS):
+        window.session.open(bad)
+    box = window.files.last_message
+    assert box is not None and box.isVisible()
+    assert str(bad) in box.text()
+    assert window.session.path == demo_copy
+    assert bad.read_bytes() == content
+    box.accept()
+    window.search.query.setText("Northwind")
+    settle(qtbot, window)
+    assert window.search.model.rowCount() > 0
+
+
+def test_a_read_only_file_opens_for_reading_only(qtbot, window, demo_copy) -> None:
+    os.chmod(demo_copy, stat.S_IRUSR | stat.S_IRGRP)
+    open_file(qtbot, window, demo_copy)
+    assert "(read-only)" in window.path_label.text()
+    window.inspector.show_fact(40)
+    qtbot.waitUntil(lambda: window.inspector.details is not None, timeout=WAIT_MS)
+    assert not any(b.isEnabled() for b in window.inspector.buttons.values())
+
+
+def _drop(window: MainWindow, path: Path) -> bool:
+    """A real drag-enter then drop, as the platform delivers them (Qt marks the QPoint
+    constructor deprecated, but it is the one QDragEnterEvent has)."""
+    data = QMimeData()
+    data.setUrls([QUrl.fromLocalFile(str(path))])
+    enter = QDragEnterEvent(QPoint(50, 50), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                            Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, enter)
+    if not enter.isAccepted():
+        return False
+    drop = QDropEvent(QPoint(50, 50), Qt.DropAction.CopyAction, data, Qt.MouseButton.LeftButton,
+                      Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(window, drop)
+    return True
+
+
+@pytest.mark.filterwarnings("ignore:Function.*QDragEnterEvent:DeprecationWarning")
+def test_dropping_a_jsonl_file_imports_it_after_review(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    incoming = tmp_path / "more.jsonl"
+    rows = [{"text": "Maya's team adopted trunk-based development for the Ferrite repository in November."},
+            {"text": "The Ferrite on-call handbook lives in the ops wiki under Runbooks / Ferrite."},
+            {"text": ("sk-ant-api03-" + "Zq8vK2mR7tW1xY4nB6cD9fG3hJ5kL0pS8uV2wX7aE1iO4rT6yU3qM9zN5bC2vF8gH" * 2)[:106] + "AA"}]
+    incoming.write_text("\n".join(json.dumps(r) for r in rows) + "\n{not json\n", encoding="utf-8")
+    assert _drop(window, incoming)
+    qtbot.waitUntil(lambda: window.files.last_review is not None, timeout=WAIT_MS)
+    review = window.files.last_review
+    outcomes = [it.outcome for it in review.plan.items]
+    assert len([o for o in outcomes if o in ("new", "related")]) == 2 and outcomes.count("rejected") == 2
+    assert "Zq8vK2mR7t" not in " ".join(review.table.item(r, 5).text() for r in range(review.table.rowCount()))
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        review.apply_button.click()
+    assert window.counts_label.text().startswith("77 facts")
+
+
+@pytest.mark.filterwarnings("ignore:Function.*QDragEnterEvent:DeprecationWarning")
+def test_dropping_other_files_is_refused(qtbot, window, tmp_path: Path) -> None:
+    other = tmp_path / "picture.png"
+    other.write_bytes(b"\x89PNG")
+    assert not _drop(window, other)
+
+
+@pytest.mark.parametrize("payload", [b"\xff\xfe\x00garbage\x00" * 50, b"\x00" * 4096, "ü".encode("latin-1") * 80])
+def test_importing_binary_or_wrongly_encoded_files_writes_nothing(qtbot, window, demo_copy, tmp_path: Path,
+                                                                  payload: bytes) -> None:
+    open_file(qtbot, window, demo_copy)
+    before = window.session.stats["facts"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(payload)
+    window.files.import_file(bad)
+    qtbot.waitUntil(lambda: window.files.last_review is not None or window.files.last_message is not None,
+                    timeout=WAIT_MS)
+    if window.files.last_review is not None:
+        review = window.files.last_review
+        assert all(it.outcome == "rejected" for it in review.plan.items)
+        assert not review.apply_button.isEnabled()
+    else:
+        assert "Import failed" in window.files.last_message.windowTitle()
+    settle(qtbot, window)
+    assert window.session.stats["facts"] == before
+
+
+def test_shortcuts_focus_search_and_switch_panes(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=WAIT_MS)
+    qtbot.keyClick(window, Qt.Key.Key_2, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentIndex() == 1
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.tabs.currentIndex() == 0
+    assert window.search.query.hasFocus()
+
+
+def test_export_writes_every_fact(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    target = tmp_path / "out.jsonl"
+    window.files.export_to(target)
+    qtbot.waitUntil(lambda: window.files.last_message is not None, timeout=WAIT_MS)
+    lines = target.read_text(encoding="utf-8").splitlines()
+    assert json.loads(lines[0]).get("memlens_export") == 1
+    assert len(lines) == 1 + 75
+    assert not (tmp_path / "out.jsonl.partial").exists()
+
+
+def test_window_state_and_recent_files_are_remembered(qtbot, session, demo_copy, tmp_path: Path) -> None:
+    settings = QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat)
+    first = MainWindow(session, settings)
+    qtbot.addWidget(first)
+    first.resize(700, 500)
+    first.show()
+    open_file(qtbot, first, demo_copy)
+    size = first.size()
+    first.close()
+    second = MainWindow(session, QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(second)
+    assert second.files.recent() == [str(demo_copy)]
+    assert second.size() == size
+    assert second.welcome.recent.count() == 1

@@ -1,0 +1,113 @@
+"""Search as a person uses it: type, wait, read the ranks, filter, select."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+
+from .conftest import WAIT_MS, open_file, settle
+
+
+def _column(window, name: str) -> int:
+    model = window.search.model
+    return next(c for c in range(model.columnCount()) if model.headerData(c, Qt.Orientation.Horizontal) == name)
+
+
+def _cells(window, name: str) -> list[str]:
+    model, column = window.search.model, _column(window, name)
+    return [model.index(row, column).data() for row in range(model.rowCount())]
+
+
+def test_typing_searches_and_the_best_hit_explains_itself(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        qtbot.keyClicks(window.search.query, "which editor does Maya use")
+    texts = _cells(window, "text")
+    assert "Helix" in texts[0]
+    assert all(status == "active" for status in _cells(window, "status"))
+    scores = [float(s) for s in _cells(window, "score")]
+    assert scores == sorted(scores, reverse=True)
+    window.search.table.selectRow(0)
+    explanation = window.search.explanation.text()
+    assert "0.7×cosine" in explanation and "0.3×BM25" in explanation and "freshness" in explanation
+    assert window.search.model.index(0, _column(window, "text")).data(Qt.ItemDataRole.ToolTipRole).count("Helix")
+
+
+def test_including_superseded_shows_the_old_versions(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.search.query.setText("preferred editor")
+    settle(qtbot, window)
+    assert "superseded" not in _cells(window, "status")
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        window.search.filters.status_actions["superseded"].setChecked(True)
+    assert "superseded" in _cells(window, "status")
+    assert window.search.filters.status_button.text() == "status: active, superseded"
+
+
+def test_scope_and_tag_filters_narrow_the_listing(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    everything = window.search.model.total
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        window.search.filters.scope.setCurrentText("run")
+    assert 0 < window.search.model.total < everything
+    assert set(_cells(window, "scope")) == {"run"}
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        qtbot.keyClicks(window.search.filters.tags, "no-such-tag")
+    assert window.search.model.rowCount() == 0
+    assert "No facts pass these filters" in window.search.status.text()
+
+
+def test_empty_query_lists_newest_first_and_pages_as_you_scroll(qtbot, window, demo_copy) -> None:
+    window.search.model.page_size = 20
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    model = window.search.model
+    loaded = model.rowCount()
+    assert model.total == 70 and loaded < model.total and loaded % 20 == 0  # only what the view needs
+    ids = [int(i) for i in _cells(window, "id")]
+    assert ids == sorted(ids, reverse=True)
+    for _ in range(10):
+        window.search.table.scrollToBottom()
+        settle(qtbot, window)
+    assert model.rowCount() == model.total
+    ids = [int(i) for i in _cells(window, "id")]
+    assert ids == sorted(ids, reverse=True) and len(set(ids)) == 70
+
+
+def test_sorting_by_a_column_keeps_the_selection(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.search.query.setText("Ferrite")
+    settle(qtbot, window)
+    window.search.table.selectRow(2)
+    chosen = window.search.model.hit(2).fact.id
+    window.search.table.sortByColumn(_column(window, "id"), Qt.SortOrder.AscendingOrder)
+    ids = [int(i) for i in _cells(window, "id")]
+    assert ids == sorted(ids)
+    row = window.search.table.selectionModel().selectedRows()[0].row()
+    assert window.search.model.hit(row).fact.id == chosen
+
+
+def test_hostile_queries_and_filters_get_a_message_not_a_crash(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        window.search.query.setText("x" * 5000)
+    assert "limit" in window.search.status.text()
+    for query in ['"unbalanced AND (', "NEAR(a b) OR *", "\x00\x01 drop table facts; --", "🙂 Иван Петров"]:
+        with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+            window.search.query.setText(query)
+        assert "⚠" not in window.search.status.text(), query
+    window.search.filters.since_on.setChecked(True)
+    window.search.filters.until_on.setChecked(True)
+    window.search.filters.since.setDate(window.search.filters.until.date().addDays(5))
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        window.search.run_search()
+    assert "'from' date is after the 'to' date" in window.search.status.text()
+
+
+def test_results_model_passes_qt_model_checks(qtbot, qtmodeltester, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.search.query.setText("Northwind")
+    settle(qtbot, window)
+    qtmodeltester.check(window.search.model)

@@ -1,0 +1,22 @@
+"""Small pieces: the word diff and the score explanation."""
+
+from __future__ import annotations
+
+from engine import Memory
+from gui.models.results import explain
+from gui.widgets.word_diff import word_diff_html
+
+
+def test_word_diff_marks_removed_and_added_words_and_escapes_html() -> None:
+    html = word_diff_html("Maya uses <b>VS Code</b> daily", "Maya uses Helix daily")
+    assert "line-through" in html and "&lt;b&gt;VS" in html
+    assert ">Helix<" in html and "Maya uses " in html and "<b>" not in html.replace("&lt;b&gt;", "")
+    assert word_diff_html("same text", "same text") == "same text"
+
+
+def test_explanation_adds_up_to_the_score(memory: Memory) -> None:
+    memory.absorb(["Maya prefers dark mode in every editor and terminal she uses."])
+    hit = memory.search("dark theme", top_k=1)[0]
+    line = explain(hit, 1, 0.7, 0.3)
+    assert f"score {hit.score:.3f}" in line and f"cosine {hit.cosine:.3f}" in line
+    assert abs((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness - hit.score) < 1e-6
