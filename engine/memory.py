@@ -82,6 +82,13 @@ class Memory(PlanMethods, GraphMethods, LLMMethods):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         return self.embedder.embed(list(texts))
 
+    def warm_up(self) -> None:
+        """Load the embedding model and the vector index now rather than on the first search
+        (front ends call it right after opening, while a person is still reading)."""
+        with self._store.guard():
+            self._ready_index()
+        self.embed(["warm up"])
+
     def _load_all(self) -> None:
         """Every active vector of the current model, read in chunks straight into the index."""
         query = ("SELECT id, embedding, last_reinforced, confidence, kind FROM facts WHERE status = 'active' "

@@ -110,6 +110,7 @@ class MainWindow(QMainWindow):
         s.runner.busy_changed.connect(self._busy)
         s.runner.progress.connect(lambda label, _d, _t: self.busy_label.setText(label))
         self.welcome.chosen.connect(self._welcome_choice)
+        self.search.searched.connect(lambda _rows: s.warm_up())
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
         self.timeline.fact_selected.connect(self.inspector.show_fact)

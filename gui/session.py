@@ -40,6 +40,7 @@ class Session(QObject):
         self.path: Path | None = None
         self.stats: dict[str, Any] = {}
         self.settings = Settings()
+        self._warm = False
 
     @property
     def read_only(self) -> bool:
@@ -77,7 +78,16 @@ class Session(QObject):
         if old is not None:
             self.runner.submit(lambda _p: old.close())
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
+        self._warm = False
         self.opened.emit(stats)
+
+    def warm_up(self) -> None:
+        """Load the model and the vector index in the background, once per file; the window
+        calls this after the first rows are on screen so they never wait for it."""
+        if self._memory is None or self._warm:
+            return
+        self._warm = True
+        self.call(lambda m: m.warm_up(), label="Loading the model", on_error=lambda _m: None)
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
