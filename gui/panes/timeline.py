@@ -175,6 +175,19 @@ class TimelinePane(QWidget):
         self.state.setText(f"{current} · open contradictions: {opened or 'none'}")
 
     # -- versions ------------------------------------------------------------------------
+    def _links_html(self, fact_id: int) -> str:
+        """The other side of each contradiction or related link of this version, in full."""
+        texts = {v.fact.id: v.fact for v in self.line.all_versions()}
+        parts = []
+        for link in self.line.links:
+            other = texts.get(link.other(fact_id)) if fact_id in (link.src, link.dst) else None
+            if other is not None:
+                colour = "#c0392b" if link.type == "contradicts" else "#3b6fb6"
+                parts.append(f"<p><span style='color:{colour}'><b>{link.type}</b> #{other.id}</span> "
+                             f"({other.status}, written {format_time(other.created_at)}): "
+                             f"{html.escape(other.text)}</p>")
+        return "<hr>" + "".join(parts) if parts else ""
+
     def _version_clicked(self, fact_id: int) -> None:
         if self.line is None:
             return
@@ -194,7 +207,7 @@ class TimelinePane(QWidget):
         body = word_diff_html(previous, version.fact.text) if row > 0 else html.escape(version.fact.text)
         note = f"<p style='color:#666'>changes against v{row}</p>" if row > 0 else \
             "<p style='color:#666'>first version</p>"
-        self.diff.setHtml(heading + note + f"<p style='font-size:14px'>{body}</p>")
+        self.diff.setHtml(heading + note + f"<p style='font-size:14px'>{body}</p>" + self._links_html(version.fact.id))
         if self.plot.selected != version.fact.id:
             self.plot.selected = version.fact.id
             self.plot.set_as_of(self._slider_time())
