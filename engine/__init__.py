@@ -16,6 +16,9 @@ from .memory import Memory
 from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
 from .records import Fact, JournalEntry
 from .search import Hit, SearchFilters
+from .graph import Entity, Relation
+from .graph_queries import GraphPath, Match, Neighbor
+from .migrations import ENTITY_TYPES
 from .timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
 from .decay import KINDS, SCOPES, STATUSES
 from .resources import resource_path
@@ -25,7 +28,9 @@ __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
-    "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES", "resource_path", "default_memory_path", "config_path_for",
+    "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
+    "resource_path", "default_memory_path", "config_path_for",
+    "Entity", "Relation", "Neighbor", "Match", "GraphPath", "ENTITY_TYPES",
     "fixed_clock", "system_clock", "parse_time", "format_time",
     "Edge", "CHANGE_ACTIONS",
 ]

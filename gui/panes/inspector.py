@@ -18,7 +18,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGridLayout, QGroupBox, QInputDialog, QLabel, QPushButton, QScrollArea,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine import ConfidenceCurve, Fact, JournalEntry, Memory, NotFound, Timeline, format_time
+from engine import ConfidenceCurve, Edge, Entity, Fact, JournalEntry, Memory, NotFound, Relation, format_time
 
 from ..dialogs.fact_picker import FactPicker
 from ..dialogs.plan_review import PlanReview, propose
@@ -38,7 +38,9 @@ ACTIONS = (("version", "New version…", "Write a new version that supersedes th
 class FactDetails:
     fact: Fact
     effective_confidence: float
-    timeline: Timeline
+    edges: list[Edge]
+    entities: list[Entity]
+    relations: list[Relation]
     journal: list[JournalEntry]
     curve: ConfidenceCurve
 
@@ -47,23 +49,21 @@ def load_details(memory: Memory, fact_id: int) -> FactDetails:
     hits = memory.describe([fact_id])
     if not hits:
         raise NotFound(f"there is no fact {fact_id} in this memory")
-    return FactDetails(hits[0].fact, hits[0].effective_confidence, memory.timeline(fact_id),
+    return FactDetails(hits[0].fact, hits[0].effective_confidence, memory.edges(fact_id),
+                       memory.fact_entities(fact_id), memory.fact_relations(fact_id),
                        memory.journal(fact_id=fact_id, limit=500), memory.confidence_curve(fact_id))
 
 
+# How an edge reads from its target's side (contradicts and related read the same both ways).
+INVERSE = {"supersedes": "superseded by", "contradicts": "contradicts", "related": "related",
+           "derived_from": "abstracted into", "distilled_from": "distilled into", "summarises": "summarised by"}
+
+
 def edge_lines(details: FactDetails) -> list[tuple[str, int]]:
-    """(label, other fact id) for every fact edge touching this one, newest version links first."""
-    fid, chain = details.fact.id, details.timeline.chain_ids
-    at = chain.index(fid)
-    lines = []
-    if at + 1 < len(chain):
-        lines.append(("superseded by", chain[at + 1]))
-    if at > 0:
-        lines.append(("supersedes", chain[at - 1]))
-    for link in details.timeline.links:
-        if fid in (link.src, link.dst):
-            lines.append((link.type, link.other(fid)))
-    return lines
+    """(label, other fact id) for every edge touching this fact, oldest first."""
+    fid = details.fact.id
+    return [(edge.type.replace("_", " "), edge.to_id) if edge.from_id == fid else
+            (INVERSE.get(edge.type, edge.type), edge.from_id) for edge in details.edges]
 
 
 class InspectorPane(QWidget):
@@ -174,7 +174,7 @@ class InspectorPane(QWidget):
         lines = edge_lines(details)
         self.edges.setText("<br>".join(f"{html.escape(label)} <a href='fact:{other}'>#{other}</a>"
                                        for label, other in lines) or "<i>no edges</i>")
-        self.entities.setText(_entities_text(fact))
+        self.entities.setText(_entities_text(details.entities, details.relations))
         self._fill_journal(details.journal)
         self.plot.show_curve(details.curve)
         self._enable_actions(fact.status == "active" and not self.session.read_only)
@@ -258,10 +258,8 @@ def _field_rows(fact: Fact, effective: float) -> list[tuple[str, str]]:
     return rows
 
 
-def _entities_text(fact: Fact) -> str:
-    entities = fact.metadata.get("entities") or []
-    relations = fact.metadata.get("relations") or []
-    parts = [f"{html.escape(str(e.get('name')))} <span style='color:#777'>({html.escape(str(e.get('type')))})</span>"
-             for e in entities if isinstance(e, dict)]
-    parts += [html.escape(" → ".join(map(str, r))) for r in relations if isinstance(r, (list, tuple))]
+def _entities_text(entities: list[Entity], relations: list[Relation]) -> str:
+    parts = [f"{html.escape(e.name)} <span style='color:#777'>({html.escape(e.type)})</span>" for e in entities]
+    parts += [f"<span style='color:#555'>{html.escape(r.src.name)} —{html.escape(r.type)}→ "
+              f"{html.escape(r.dst.name)}</span>" for r in relations]
     return "<br>".join(parts) or "<i>none recorded</i>"

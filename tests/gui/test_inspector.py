@@ -129,3 +129,11 @@ def test_a_secret_in_a_new_version_is_refused_and_not_echoed(qtbot, window, demo
     assert secret not in window.inspector.message.text()
     with Memory(demo_copy, Settings(), create=False) as memory:
         assert memory.get(HELIX, "latest").facts[0].id == HELIX
+
+
+def test_entities_and_the_relations_a_fact_justifies_are_listed(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, 1)
+    text = window.inspector.entities.text()
+    assert "Northwind Robotics" in text and "(company)" in text and "Kazan" in text
+    assert "located_in" in text or "headquartered_in" in text
