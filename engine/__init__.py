@@ -7,12 +7,16 @@ from .absorb import RawItem
 from .clock import fixed_clock, format_time, parse_time, system_clock
 from .config import Settings, load_settings
 from .curation import ACTIONS as CHANGE_ACTIONS
+from .curation import Contradiction
+from .audit import AuditFilter
 from .curation import Edge
-from .errors import (EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected,
+from .errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected,
                      StoreError)
 from .history import MODES as READ_MODES
 from .history import Reading
 from .memory import Memory
+from .profile import Profile, ProfileFile, ProfileVersion
+from .snapshot import Snapshot
 from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
 from .records import Fact, JournalEntry
 from .search import Hit, SearchFilters
@@ -32,5 +36,6 @@ __all__ = [
     "resource_path", "default_memory_path", "config_path_for",
     "Entity", "Relation", "Neighbor", "Match", "GraphPath", "ENTITY_TYPES",
     "fixed_clock", "system_clock", "parse_time", "format_time",
-    "Edge", "CHANGE_ACTIONS",
+    "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
+    "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
 ]

@@ -26,7 +26,7 @@ SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
 # Columns an item may record in ``before`` (what its reason rests on); any change refuses the plan.
 CHECKED = ("tags", "last_reinforced", "confidence", "access_count", "expires_at")
 # Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
-LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises")
+LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises", "supersedes")
 
 
 @dataclass
@@ -144,6 +144,8 @@ class PlanWriter:
                 self._retag(it)
             elif it.outcome == "link":
                 it.fact_id = it.target_id
+            elif it.outcome == "prefer":
+                self._prefer(it)
         self._reinforce(duplicates)
         for it in selected:
             if it.outcome == "merged":
@@ -165,6 +167,17 @@ class PlanWriter:
                    "decided_by": it.decided_by}
         self._log(it.outcome, it.target_id, {**details, **({"stage": it.stage} if it.stage else {})})
         self.changes.deactivated.append(it.target_id)
+
+    def _prefer(self, it: PlanItem) -> None:
+        """A person settled a contradiction: the other fact becomes a superseded older version of
+        the target; the supersedes edge itself is added with the item's edges."""
+        it.fact_id = it.target_id
+        for edge in it.edges:
+            update_fact(self.db, edge["to_id"], {"status": "superseded"})
+            self._log("supersede", edge["to_id"], {"before": {"status": "active"}, "after": {"status": "superseded"},
+                                                   "by": it.target_id, "reason": it.reason,
+                                                   "decided_by": it.decided_by})
+            self.changes.deactivated.append(edge["to_id"])
 
     def _retag(self, it: PlanItem) -> None:
         before = json.loads(self.db.execute("SELECT tags FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0])

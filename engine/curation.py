@@ -21,11 +21,11 @@ from .clock import format_time
 from .config import MemorySettings
 from .errors import InvalidInput, NotFound, SecretRejected
 from .plans import PlanItem
-from .records import content_hash, fact_columns
+from .records import Fact, content_hash, fact_columns, load_facts
 from .secrets import first_secret
 from .validation import FIELDS, validate
 
-ACTIONS = ("archive", "link", "retag", "supersede")
+ACTIONS = ("archive", "link", "retag", "supersede", "prefer")
 PROPOSE_LINK_TYPES = ("contradicts", "related")
 _KIND = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_REASON = 500
@@ -56,6 +56,28 @@ def edges_of(db: sqlite3.Connection, fact_id: int) -> list[Edge]:
     rows = db.execute("SELECT id, type, src_id, dst_id, created_at, plan_id FROM edges "
                       "WHERE src_id = ? OR dst_id = ? ORDER BY id", (fact_id, fact_id)).fetchall()
     return [Edge(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+
+
+@dataclass(frozen=True)
+class Contradiction:
+    """An open ``contradicts`` pair: both facts active, not settled as "both hold" (related)."""
+    left: Fact
+    right: Fact
+    since: float
+
+
+def open_contradictions(db: sqlite3.Connection, limit: int = 1000) -> list[Contradiction]:
+    """Oldest first. A pair a person settled as "both hold" has a ``related`` edge too and drops out;
+    "left/right is current" supersedes one side, so it drops out by status."""
+    rows = db.execute(
+        "SELECT e.src_id, e.dst_id, e.created_at FROM edges e "
+        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
+        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
+        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
+        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+    facts = load_facts(db, {i for r in rows for i in r[:2]})
+    # The older fact on the left, so "left is current" reads as "the old statement still holds".
+    return [Contradiction(*sorted((facts[r[0]], facts[r[1]]), key=lambda f: (f.created_at, f.id)), r[2]) for r in rows]
 
 
 def check_kind(kind: Any) -> str:
@@ -164,6 +186,20 @@ class ChangePlanner:
         reason = check_note(change.get("reason"), "reason") or f"{edge_type} by hand"
         return PlanItem(index, "link", "user", reason, target_id=src, target_status="active",
                         edges=[{"type": edge_type, "to_id": dst, "to_status": "active"}])
+
+    def _prefer(self, index: int, change: dict[str, Any]) -> PlanItem:
+        """Of two active facts (typically a contradicting pair), keep one as current and make the
+        other its superseded older version."""
+        self._allowed(change, {"keep_id", "retire_id", "reason"})
+        keep, retire = _fact_id(change, "keep_id"), _fact_id(change, "retire_id")
+        if keep == retire:
+            raise InvalidInput(f"keep_id and retire_id are the same fact ({keep})")
+        self._fact(keep)
+        self._fact(retire)
+        self._retire_once(index, retire)
+        reason = check_note(change.get("reason"), "reason") or f"fact {keep} is current; {retire} superseded by hand"
+        return PlanItem(index, "prefer", "user", reason, target_id=keep, target_status="active",
+                        edges=[{"type": "supersedes", "to_id": retire, "to_status": "active"}])
 
     def _retag(self, index: int, change: dict[str, Any]) -> PlanItem:
         self._allowed(change, {"fact_id", "tags", "reason"})

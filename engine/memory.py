@@ -14,7 +14,7 @@ from typing import IO, Any, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import browse, history, timeline, transfer
+from . import audit, browse, history, timeline, transfer
 from .absorb import AbsorbPlanner, RawItem
 from .jsonl import open_input, read_records
 from .apply import Changes, PlanWriter, check_fresh, select_items
@@ -29,6 +29,7 @@ from .search import Hit, Searcher, SearchFilters
 from .memory_graph import GraphMethods
 from .memory_llm import LLMMethods
 from .memory_plans import PlanMethods
+from .memory_profile import ProfileMethods
 from .store import Store
 from .vectors import VectorIndex
 
@@ -36,7 +37,7 @@ MAX_TOP_K = 1000
 MAX_QUERY_CHARS = 4000
 
 
-class Memory(PlanMethods, GraphMethods, LLMMethods):
+class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods):
     """An open memory file. Use as a context manager, or call ``close()``."""
 
     def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,
@@ -91,7 +92,8 @@ class Memory(PlanMethods, GraphMethods, LLMMethods):
 
     def _load_all(self) -> None:
         """Every active vector of the current model, read in chunks straight into the index."""
-        query = ("SELECT id, embedding, last_reinforced, confidence, kind FROM facts WHERE status = 'active' "
+        query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id) FROM facts "
+                 "WHERE status = 'active' "
                  "AND embedding_model = ? AND length(embedding) = ?")
         params = (self.model_id, 4 * self._index.dim)
         total = self._store.db.execute(f"SELECT count(*) FROM ({query})", params).fetchone()[0]
@@ -100,14 +102,15 @@ class Memory(PlanMethods, GraphMethods, LLMMethods):
             cursor = self._store.db.execute(query, params)
             while rows := cursor.fetchmany(8192):
                 yield ([r[0] for r in rows], b"".join(r[1] for r in rows),
-                       [(r[2], r[3], decay_rate(r[4])) for r in rows])
+                       [(r[2], r[3], decay_rate(r[4]), r[5]) for r in rows])
 
         self._index.fill(total, chunks())
 
     def _reload(self, fact_ids: Iterable[int]) -> None:
         """Bring these facts' rows of the index in line with the file."""
         rows = fact_columns(self._store.db, fact_ids,
-                            "status, embedding, embedding_model, last_reinforced, confidence, kind")
+                            "status, embedding, embedding_model, last_reinforced, confidence, kind, "
+                            "coalesce(plan_id, -id) AS batch")
         ids, vectors, meta, gone = [], [], [], []
         for fact_id, row in rows.items():
             blob = row["embedding"]
@@ -118,7 +121,7 @@ class Memory(PlanMethods, GraphMethods, LLMMethods):
                 continue
             ids.append(fact_id)
             vectors.append(np.frombuffer(blob, dtype=np.float32))
-            meta.append((row["last_reinforced"], row["confidence"], decay_rate(row["kind"])))
+            meta.append((row["last_reinforced"], row["confidence"], decay_rate(row["kind"]), row["batch"]))
         self._index.remove(gone)
         if ids:
             self._index.add(ids, np.stack(vectors), np.asarray(meta))
@@ -324,6 +327,16 @@ class Memory(PlanMethods, GraphMethods, LLMMethods):
     def journal(self, fact_id: int | None = None, after_id: int = 0, limit: int = 200) -> list[JournalEntry]:
         with self._store.guard():
             return read_journal(self._store.db, fact_id, after_id, limit)
+
+    def audit(self, wanted: audit.AuditFilter | None = None, limit: int = 500) -> list[JournalEntry]:
+        """Journal entries matching ``wanted`` (action, actor, fact, plan, time range), newest first."""
+        with self._store.guard():
+            return audit.entries(self._store.db, wanted or audit.AuditFilter(), limit)
+
+    def audit_vocabulary(self) -> tuple[list[str], list[str]]:
+        """(actions, actors) found in the journal."""
+        with self._store.guard():
+            return audit.vocabulary(self._store.db)
 
     def stats(self) -> dict[str, Any]:
         with self._store.guard():

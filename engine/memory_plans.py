@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import numpy as np
 
 from . import housekeeping, housekeeping_distill, housekeeping_gc
-from .curation import ChangePlanner, Edge, check_kind, check_note, edges_of
+from .curation import ChangePlanner, Contradiction, Edge, check_kind, check_note, edges_of, open_contradictions
 from .errors import StoreError
 from .plans import Plan, PlanItem, save_plan
 
@@ -33,6 +33,7 @@ class PlanMethods:
             {"action": "link", "type": "contradicts"|"related", "from_id": A, "to_id": B, "reason": "..."}
             {"action": "retag", "fact_id": N, "tags": ["a", "b"]}
             {"action": "supersede", "fact_id": N, "text": "...", ...any field absorb accepts}
+            {"action": "prefer", "keep_id": A, "retire_id": B, "reason": "..."}  # B becomes A's older version
 
         Apply the plan with ``apply_plan(plan.id, only=[...])``. Bad input raises
         ``InvalidInput`` (or ``NotFound`` for an unknown fact) and stores nothing.
@@ -47,6 +48,11 @@ class PlanMethods:
         """Every edge touching a fact, oldest first (``from_id`` -> ``to_id``); NotFound for an unknown id."""
         with self._store.guard():
             return edges_of(self._store.db, fact_id)
+
+    def contradictions(self: "Memory", limit: int = 1000) -> list[Contradiction]:
+        """The review queue: open contradicts pairs (both active, not settled as related), oldest first."""
+        with self._store.guard():
+            return open_contradictions(self._store.db, limit)
 
     # -- housekeeping passes (DESIGN §7): each a plan, applied unless dry_run ------------------------
     def consolidate(self: "Memory", *, dry_run: bool = False) -> Plan:

@@ -18,7 +18,7 @@ from .clock import format_time
 from .errors import NotFound
 
 OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected",
-            "archive", "expire", "link", "retag")
+            "archive", "expire", "link", "retag", "prefer")
 INSERTING = frozenset({"supersede", "contradict", "related", "new"})
 # Outcomes that change an existing fact's status, and the status they set.
 STATUS_CHANGES = {"archive": "archived", "expire": "expired"}

@@ -23,7 +23,7 @@ from .main_window import MainWindow
 from .resources import icon, style_sheet
 from .session import Session
 
-PANES = ("search", "timeline")
+PANES = ("search", "timeline", "plans", "contradictions", "journal")
 SETTLE_MS = 300
 SCREENSHOT_TIMEOUT_MS = 120_000
 
@@ -35,6 +35,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--demo", action="store_true", help="open the demo memory (a temporary copy) instead")
     p.add_argument("--screenshot", metavar="OUT.png", type=Path, help="render one pane offscreen, save it, exit")
     p.add_argument("--pane", choices=PANES, default="search", help="pane for --screenshot (default: search)")
+    p.add_argument("--plan", type=int, help="plan to show in the plans pane (with --screenshot)")
     p.add_argument("--query", default="", help="search text to show (with --screenshot)")
     p.add_argument("--fact", type=int, help="fact to select or show the timeline of (with --screenshot)")
     p.add_argument("--size", default="1400x900", help="window size for --screenshot, WIDTHxHEIGHT")
@@ -86,13 +87,15 @@ def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace,
 
     def opened(_stats: dict) -> None:
         window.stack.setCurrentIndex(1 if window.session.stats.get("facts") or args.query else 0)
-        window.show_pane(PANES.index(args.pane))
+        window.show_pane(window.pane_names.index(args.pane))
         if args.query:
             window.search.query.setText(args.query)
             window.search.run_search()
         if args.fact is not None:
             window.inspector.show_fact(args.fact)
             window.timeline.show_fact(args.fact)
+        if args.plan is not None:
+            window.plans.refresh(args.plan)
         idle.start()
 
     def settle() -> None:

@@ -15,7 +15,10 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushBu
                                QTabWidget, QWidget)
 
 from .files import MEMORY_SUFFIXES, FileActions
+from .panes.contradictions import ContradictionsPane
 from .panes.inspector import InspectorPane
+from .panes.journal import JournalPane
+from .panes.plans import PlansPane
 from .panes.search import SearchPane
 from .panes.timeline import TimelinePane
 from .panes.welcome import WelcomePane
@@ -37,14 +40,19 @@ class MainWindow(QMainWindow):
         self.search = SearchPane(session)
         self.inspector = InspectorPane(session)
         self.timeline = TimelinePane(session)
+        self.plans = PlansPane(session)
+        self.contradictions = ContradictionsPane(session)
+        self.journal = JournalPane(session)
         self.search_split = QSplitter(Qt.Orientation.Horizontal)
         self.search_split.addWidget(self.search)
         self.search_split.addWidget(self.inspector)
         self.search_split.setSizes([900, 500])
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        self.tabs.addTab(self.search_split, icon("search"), "Search")
-        self.tabs.addTab(self.timeline, icon("timeline"), "Timeline")
+        for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.plans, "plans"),
+                             (self.contradictions, "contradictions"), (self.journal, "journal")):
+            self.tabs.addTab(widget, icon(name), name.capitalize())
+        self.pane_names = [self.tabs.tabText(i).lower() for i in range(self.tabs.count())]
         self.stack = QStackedWidget()
         self.stack.addWidget(self.welcome)
         self.stack.addWidget(self.tabs)
@@ -94,8 +102,9 @@ class MainWindow(QMainWindow):
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         view = self.menuBar().addMenu("&View")
         self._action(view, "Find (focus search)", self.focus_search, "Ctrl+K", "search")
-        for number, name in enumerate(("Search", "Timeline"), 1):
-            self._action(view, name, lambda _c=False, i=number - 1: self.show_pane(i), f"Ctrl+{number}")
+        for number in range(1, self.tabs.count() + 1):
+            self._action(view, self.tabs.tabText(number - 1), lambda _c=False, i=number - 1: self.show_pane(i),
+                         f"Ctrl+{number}")
         self._action(view, "Refresh", self.session.refresh_stats, QKeySequence.StandardKey.Refresh)
         stop = QAction("Cancel job", self, shortcut=QKeySequence("Esc"))
         stop.triggered.connect(self.session.runner.cancel_all)
@@ -114,6 +123,10 @@ class MainWindow(QMainWindow):
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
         self.timeline.fact_selected.connect(self.inspector.show_fact)
+        for pane in (self.plans, self.contradictions, self.journal):
+            pane.fact_selected.connect(self._open_fact)
+        self.journal.plan_selected.connect(self._open_plan)
+        self.contradictions.count_changed.connect(self._contradiction_count)
 
     def _restore(self) -> None:
         geometry = self.settings.value("geometry")
@@ -144,6 +157,20 @@ class MainWindow(QMainWindow):
     def _follow(self, fact_id: int) -> None:
         """A link in the inspector: show that fact everywhere, select it in the results if listed."""
         self.search.select_fact(fact_id) or self._show_fact(fact_id)
+
+    def _open_fact(self, fact_id: int) -> None:
+        """From a pane without its own detail view: show the fact in the search pane's inspector."""
+        self._show_fact(fact_id)
+        self.show_pane(0)
+
+    def _open_plan(self, plan_id: int) -> None:
+        self.plans.status_filter.setCurrentText("all")
+        self.plans.refresh(plan_id)
+        self.show_pane(self.pane_names.index("plans"))
+
+    def _contradiction_count(self, count: int) -> None:
+        index = self.pane_names.index("contradictions")
+        self.tabs.setTabText(index, f"Contradictions ({count})" if count else "Contradictions")
 
     def _welcome_choice(self, key: str) -> None:
         actions = {"open": self.files.open_dialog, "new": self.files.new_dialog,

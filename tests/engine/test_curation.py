@@ -187,3 +187,45 @@ def test_expire_and_inserted_items_carrying_edges(memory: Memory, ids: list[int]
     assert sorted((e.type, e.from_id, e.to_id) for e in memory.edges(new_id)) == [
         ("summarises", new_id, ids[1]), ("summarises", new_id, ids[2])]
     assert memory.journal(ids[0])[-1].details["stage"] == "ttl"
+
+
+def test_contradiction_queue_and_its_three_resolutions(memory: Memory) -> None:
+    pairs = []
+    for old, new in [("The staging cluster runs 3 replicas of the Ferrite ingest service.",
+                      "The staging cluster runs 5 replicas of the Ferrite ingest service."),
+                     ("Maya wants the agent to run the full test suite before proposing a commit.",
+                      "Maya does not want the agent to run the full test suite before proposing a commit."),
+                     ("The Harbor dashboard refreshes every 30 seconds for the operations team.",
+                      "The Harbor dashboard refreshes every 10 seconds for the operations team.")]:
+        a = memory.absorb([old]).items[0].fact_id
+        b = memory.absorb([new]).items[0]
+        assert b.outcome == "contradict"
+        pairs.append((a, b.fact_id))
+    queue = memory.contradictions()
+    assert [(c.left.id, c.right.id) for c in queue] == pairs
+    (k1, r1), (k2, r2), (k3, r3) = pairs
+    plan = memory.propose([{"action": "prefer", "keep_id": r1, "retire_id": k1}])
+    memory.apply_plan(plan.id)
+    assert memory.facts([k1])[k1].status == "superseded"
+    assert memory.get(k1, "latest").facts[0].id == r1
+    assert memory.timeline(k1).chain_ids == [k1, r1]
+    plan = memory.propose([{"action": "link", "type": "related", "from_id": k2, "to_id": r2,
+                            "reason": "both hold: she changed her mind for small commits only"}])
+    memory.apply_plan(plan.id)
+    assert [(c.left.id, c.right.id) for c in memory.contradictions()] == [(k3, r3)]
+    assert {f.status for f in memory.facts([k2, r2]).values()} == {"active"}
+
+
+def test_prefer_refuses_bad_pairs_and_stale_plans(memory: Memory) -> None:
+    a = memory.absorb(["The staging cluster runs 3 replicas of the Ferrite ingest service."]).items[0].fact_id
+    b = memory.absorb(["The staging cluster runs 5 replicas of the Ferrite ingest service."]).items[0].fact_id
+    with pytest.raises(InvalidInput, match="same fact"):
+        memory.propose([{"action": "prefer", "keep_id": a, "retire_id": a}])
+    with pytest.raises(NotFound):
+        memory.propose([{"action": "prefer", "keep_id": a, "retire_id": 999}])
+    first = memory.propose([{"action": "prefer", "keep_id": a, "retire_id": b}])
+    second = memory.propose([{"action": "prefer", "keep_id": b, "retire_id": a}])
+    memory.apply_plan(first.id)
+    with pytest.raises(PlanError, match="out of date"):
+        memory.apply_plan(second.id)
+    assert memory.facts([a])[a].status == "active" and memory.facts([b])[b].status == "superseded"

@@ -1,0 +1,114 @@
+"""A plan's items as a table with a checkbox per item: what a person approves.
+
+Only draft plans are checkable; rejected items never are (there is nothing to
+write). Signals: ``selection_changed()`` whenever a box is ticked or cleared.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+
+from engine import Plan, PlanItem
+
+Index = QModelIndex | QPersistentModelIndex
+HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", "decided by", "reason")
+
+
+def item_text(item: PlanItem) -> str:
+    incoming = item.incoming or {}
+    if incoming.get("text"):
+        return " ".join(str(incoming["text"]).split())
+    if item.outcome == "link" and item.edges:
+        return "; ".join(f"#{item.target_id} {e.get('type')} #{e.get('to_id')}" for e in item.edges)
+    if item.outcome == "retag":
+        return f"tags → {', '.join(item.tags or []) or '(none)'}"
+    return "" if item.target_id is None else f"fact #{item.target_id}"
+
+
+def _cells(item: PlanItem) -> list[str]:
+    similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
+    matched = "" if item.target_id is None else f"#{item.target_id}"
+    if item.target_index is not None and item.target_id is None:
+        matched = f"item {item.target_index}"
+    reason = item.reason + "".join(f" ⚠ {w}" for w in item.warnings)
+    return ["", str(item.index), item.outcome, item.stage or "", item_text(item), matched, similarity,
+            item.decided_by, reason]
+
+
+class PlanItemsModel(QAbstractTableModel):
+    selection_changed = Signal()
+
+    def __init__(self, parent: Any = None) -> None:
+        super().__init__(parent)
+        self.plan: Plan | None = None
+        self._rows: list[list[str]] = []
+        self.checked: set[int] = set()
+
+    def set_plan(self, plan: Plan | None) -> None:
+        self.beginResetModel()
+        self.plan = plan
+        self._rows = [_cells(it) for it in plan.items] if plan else []
+        self.checked = {it.index for it in plan.items if self._checkable(it)} if plan else set()
+        self.endResetModel()
+        self.selection_changed.emit()
+
+    def _checkable(self, item: PlanItem) -> bool:
+        return self.plan is not None and self.plan.status == "draft" and item.outcome != "rejected"
+
+    def item(self, row: int) -> PlanItem | None:
+        return self.plan.items[row] if self.plan and 0 <= row < len(self.plan.items) else None
+
+    def set_checked(self, indexes: set[int]) -> None:
+        if self.plan is None:
+            return
+        self.checked = {it.index for it in self.plan.items if it.index in indexes and self._checkable(it)}
+        if self._rows:
+            self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
+        self.selection_changed.emit()
+
+    def outcomes(self) -> list[str]:
+        return sorted({it.outcome for it in self.plan.items if self._checkable(it)}) if self.plan else []
+
+    def rowCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(HEADERS)
+
+    def flags(self, index: Index) -> Qt.ItemFlag:
+        base = super().flags(index)
+        item = self.item(index.row()) if index.isValid() else None
+        if index.column() == 0 and item is not None and self._checkable(item):
+            return base | Qt.ItemFlag.ItemIsUserCheckable
+        return base
+
+    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid():
+            return None
+        item = self.plan.items[index.row()]
+        if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0 and self._checkable(item):
+            return Qt.CheckState.Checked if item.index in self.checked else Qt.CheckState.Unchecked
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (4, 8):
+            return self._rows[index.row()][index.column()]
+        return None
+
+    def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        item = self.item(index.row()) if index.isValid() else None
+        if role != Qt.ItemDataRole.CheckStateRole or index.column() != 0 or item is None or not self._checkable(item):
+            return False
+        if Qt.CheckState(value) == Qt.CheckState.Checked:
+            self.checked.add(item.index)
+        else:
+            self.checked.discard(item.index)
+        self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
+        self.selection_changed.emit()
+        return True
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return HEADERS[section]
+        return None

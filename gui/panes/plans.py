@@ -1,0 +1,333 @@
+"""Plan viewer: every plan in the file, its items with a checkbox each, and approval.
+
+Dry runs start here too (absorb, distill, gc, consolidate, abstract): each
+stores a draft that appears at the top of the list, selected. "Apply selected"
+writes exactly the ticked items in one transaction after a confirmation;
+"Discard" marks the draft discarded. Nothing is deleted either way.
+
+Signals: ``fact_selected(int)`` (a matched or written fact was double-clicked).
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
+                               QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
+                               QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
+
+from engine import Memory, Plan, PlanSummary, format_time
+
+from ..dialogs.absorb import AbsorbDialog
+from ..models.plan_items import PlanItemsModel, item_text
+from ..session import Session
+from ..widgets.word_diff import word_diff_html
+
+PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
+          ("abstract", "Abstract…"))
+LIST_HEADERS = ("id", "kind", "created", "status", "items")
+
+
+def _counts_text(counts: dict[str, int]) -> str:
+    return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "empty"
+
+
+class PlansPane(QWidget):
+    fact_selected = Signal(int)
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.plan: Plan | None = None
+        self.summaries: list[PlanSummary] = []
+        self.prompt: QWidget | None = None
+        self._note = ""
+        self.pass_buttons: dict[str, QPushButton] = {}
+        toolbar = QHBoxLayout()
+        toolbar.addWidget(QLabel("New dry run:"))
+        for key, label in PASSES:
+            button = QPushButton(label)
+            button.clicked.connect(lambda _c=False, k=key: self.start_pass(k))
+            toolbar.addWidget(button)
+            self.pass_buttons[key] = button
+        toolbar.addStretch(1)
+        self.status_filter = QComboBox(toolTip="Show plans of one status")
+        self.status_filter.addItems(["all", "draft", "applied", "refused", "discarded"])
+        self.status_filter.currentIndexChanged.connect(lambda _i: self.refresh())
+        toolbar.addWidget(self.status_filter)
+
+        self.list = QTableWidget(0, len(LIST_HEADERS))
+        self.list.setHorizontalHeaderLabels(LIST_HEADERS)
+        self.list.verticalHeader().hide()
+        self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.list.horizontalHeader().setStretchLastSection(True)
+        self.list.verticalHeader().setDefaultSectionSize(22)
+        self.list.itemSelectionChanged.connect(self._plan_chosen)
+
+        self.heading = QLabel("Select a plan, or start a dry run.")
+        self.heading.setObjectName("inspectorTitle")
+        self.heading.setWordWrap(True)
+        self.items = PlanItemsModel(self)
+        self.table = QTableView()
+        self.table.setModel(self.items)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.verticalHeader().hide()
+        self.table.setWordWrap(False)
+        self.table.verticalHeader().setDefaultSectionSize(22)
+        header = self.table.horizontalHeader()
+        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
+        for column, width in ((0, 28), (1, 36), (2, 84), (3, 70), (5, 64), (6, 70), (7, 80), (8, 260)):
+            self.table.setColumnWidth(column, width)
+        self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._item_chosen(cur.row()))
+        self.table.doubleClicked.connect(self._item_activated)
+        self.select_button = QToolButton(text="Select", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.select_menu = QMenu(self.select_button)
+        self.select_button.setMenu(self.select_menu)
+        self.select_menu.aboutToShow.connect(self._fill_select_menu)
+        self.chosen_label = QLabel("")
+        self.apply_button = QPushButton("Apply selected", enabled=False)
+        self.apply_button.clicked.connect(self.confirm_apply)
+        self.discard_button = QPushButton("Discard", enabled=False)
+        self.discard_button.clicked.connect(self.discard)
+        self.items.selection_changed.connect(self._update_buttons)
+        actions = QHBoxLayout()
+        for widget in (self.select_button, self.chosen_label):
+            actions.addWidget(widget)
+        actions.addStretch(1)
+        actions.addWidget(self.discard_button)
+        actions.addWidget(self.apply_button)
+        self.incoming = QTextBrowser()
+        self.matched = QTextBrowser()
+        self.message = QLabel("")
+        self.message.setObjectName("error")
+        self.message.setWordWrap(True)
+
+        compare = QSplitter(Qt.Orientation.Horizontal)
+        for title, browser in (("incoming (changes against the matched fact)", self.incoming),
+                               ("matched fact", self.matched)):
+            box = QWidget()
+            column = QVBoxLayout(box)
+            column.setContentsMargins(0, 0, 0, 0)
+            column.addWidget(QLabel(title))
+            column.addWidget(browser)
+            compare.addWidget(box)
+        right = QWidget()
+        right_layout = QVBoxLayout(right)
+        right_layout.setContentsMargins(0, 0, 0, 0)
+        right_layout.addWidget(self.heading)
+        right_layout.addLayout(actions)
+        right_layout.addWidget(self.message)
+        vertical = QSplitter(Qt.Orientation.Vertical)
+        vertical.addWidget(self.table)
+        vertical.addWidget(compare)
+        vertical.setSizes([480, 220])
+        right_layout.addWidget(vertical, 1)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.list)
+        self.splitter.addWidget(right)
+        self.splitter.setSizes([400, 1000])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(toolbar)
+        layout.addWidget(self.splitter, 1)
+        session.opened.connect(lambda _s: self._opened())
+        session.store_changed.connect(lambda _c: self.refresh())
+        session.closed.connect(lambda: (self._show_list([]), self._show_plan(None)))
+
+    # -- the list of plans ---------------------------------------------------------------------
+    def _opened(self) -> None:
+        llm = self.session.settings.llm
+        has_llm = bool(getattr(llm, "base_url", None))
+        self.pass_buttons["abstract"].setEnabled(has_llm)
+        self.pass_buttons["abstract"].setToolTip(
+            "Cluster facts by subject and let the LLM propose derived facts" if has_llm else
+            "Needs an LLM: set [llm] base_url and model in memlens.toml")
+        for button in self.pass_buttons.values():
+            if self.session.read_only:
+                button.setEnabled(False)
+                button.setToolTip("This memory file is read-only")
+        self.refresh()
+
+    def refresh(self, select: int | None = None) -> None:
+        status = self.status_filter.currentText()
+        keep = select if select is not None else (self.plan.id if self.plan else None)
+        self.session.call(lambda m: m.plans(None if status == "all" else status, limit=500),
+                          lambda found: self._show_list(found, keep), lane="plans", label="Listing plans")
+
+    def _show_list(self, summaries: list[PlanSummary], select: int | None = None) -> None:
+        self.summaries = summaries
+        self.list.blockSignals(True)
+        self.list.setRowCount(len(summaries))
+        for row, summary in enumerate(summaries):
+            for column, value in enumerate((str(summary.id), summary.kind, format_time(summary.created_at)[:16],
+                                            summary.status, _counts_text(summary.counts))):
+                cell = QTableWidgetItem(value)
+                cell.setToolTip(summary.note or value)
+                self.list.setItem(row, column, cell)
+        self.list.resizeColumnsToContents()
+        self.list.blockSignals(False)
+        rows = [r for r, s in enumerate(summaries) if s.id == select]
+        if rows:
+            self.list.selectRow(rows[0])
+            self._plan_chosen()
+
+    def _plan_chosen(self) -> None:
+        rows = self.list.selectionModel().selectedRows()
+        if not rows:
+            return
+        plan_id = self.summaries[rows[0].row()].id
+        self.session.call(lambda m: m.plan(plan_id), self._show_plan, lane="plan", label="Loading plan")
+
+    # -- one plan -----------------------------------------------------------------------------
+    def _show_plan(self, plan: Plan | None) -> None:
+        self.message.setText(self._note)  # what the last action said survives the reload it causes
+        self._note = ""
+        self.plan = plan
+        self.items.set_plan(plan)
+        self.incoming.clear()
+        self.matched.clear()
+        if plan is None:
+            self.heading.setText("Select a plan, or start a dry run.")
+            return
+        decided = f", decided {format_time(plan.decided_at)}" if plan.decided_at else ""
+        self.heading.setText(f"Plan {plan.id} · {plan.kind} · {plan.status} · {len(plan.items)} items "
+                             f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
+                             f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
+
+    def _update_buttons(self) -> None:
+        draft = self.plan is not None and self.plan.status == "draft" and not self.session.read_only
+        chosen = Counter(self.plan.item(i).outcome for i in self.items.checked) if self.plan else Counter()
+        self.chosen_label.setText(f"{sum(chosen.values())} selected: {_counts_text(dict(chosen))}" if draft else "")
+        self.apply_button.setEnabled(draft and bool(chosen))
+        self.discard_button.setEnabled(draft)
+        self.select_button.setEnabled(draft)
+
+    def _fill_select_menu(self) -> None:
+        self.select_menu.clear()
+        if self.plan is None:
+            return
+        everything = {it.index for it in self.plan.items}
+        self.select_menu.addAction("All").triggered.connect(lambda: self.items.set_checked(everything))
+        self.select_menu.addAction("None").triggered.connect(lambda: self.items.set_checked(set()))
+        self.select_menu.addSeparator()
+        for outcome in self.items.outcomes():
+            only = {it.index for it in self.plan.items if it.outcome == outcome}
+            self.select_menu.addAction(f"Only {outcome}").triggered.connect(
+                lambda _c=False, keep=only: self.items.set_checked(keep))
+
+    def _item_chosen(self, row: int) -> None:
+        item = self.items.item(row)
+        if item is None:
+            return
+        text = (item.incoming or {}).get("text")
+        target = item.target_id
+
+        def show(facts: dict) -> None:
+            old = facts.get(target).text if target in facts else ""
+            self.matched.setPlainText(old or "(no matched fact)")
+            if text:
+                self.incoming.setHtml(word_diff_html(old, text) if old else _escape(text))
+            else:
+                self.incoming.setPlainText(item_text(item))
+
+        self.session.call(lambda m: m.facts([target] if target is not None else []), show, lane="plan-item")
+
+    def _item_activated(self, index: Any) -> None:
+        item = self.items.item(index.row())
+        fact_id = item.fact_id if item and item.fact_id is not None else (item.target_id if item else None)
+        if fact_id is not None:
+            self.fact_selected.emit(fact_id)
+
+    # -- approval ---------------------------------------------------------------------------
+    def confirm_apply(self) -> None:
+        if self.plan is None or not self.items.checked:
+            return
+        chosen = Counter(self.plan.item(i).outcome for i in self.items.checked)
+        box = QMessageBox(QMessageBox.Icon.Question, "Apply plan",
+                          f"Apply {sum(chosen.values())} of {len(self.plan.items)} items of plan {self.plan.id} "
+                          f"({_counts_text(dict(chosen))})? They are written in one transaction and journaled; "
+                          f"nothing is deleted.", QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel,
+                          self)
+        box.setObjectName("confirmApply")
+        box.accepted.connect(self.apply_checked)
+        self.prompt = box
+        box.open()
+
+    def apply_checked(self) -> None:
+        plan_id, only = self.plan.id, sorted(self.items.checked)
+        self.apply_button.setEnabled(False)
+        self.message.setText("Applying…")
+        def done(plan: Plan) -> None:
+            self._say(f"Plan {plan_id}: {len(only)} item{'s' * (len(only) != 1)} applied.")
+            self.refresh(plan_id)
+
+        self.session.write(lambda m: m.apply_plan(plan_id, only=only), done, label="Applying plan",
+                           on_error=self._failed)
+
+    def discard(self) -> None:
+        if self.plan is None:
+            return
+        plan_id = self.plan.id
+        self.session.write(lambda m: m.discard_plan(plan_id), lambda _p: self.refresh(plan_id),
+                           label="Discarding plan", on_error=self._failed)
+
+    def _failed(self, message: str) -> None:
+        self._say(f"⚠ {message}")
+        self.refresh()
+
+    def _say(self, text: str) -> None:
+        self._note = text
+        self.message.setText(text)
+
+    # -- dry runs ------------------------------------------------------------------------------
+    def start_pass(self, key: str) -> None:
+        if key == "absorb":
+            dialog = AbsorbDialog(self)
+            dialog.accepted.connect(lambda: self._absorb(dialog))
+            self.prompt = dialog
+            dialog.open()
+        elif key == "distill":
+            ask = QInputDialog(self, windowTitle="Distill", textValue="",
+                               labelText="Session id to distill (empty: every finished session):")
+            ask.textValueSelected.connect(lambda text: self._run(
+                "Distill", lambda m: m.distill(session_id=text.strip() or None, dry_run=True)))
+            self.prompt = ask
+            ask.open()
+        elif key == "abstract":
+            self._run("Abstract", lambda m: m.abstract(dry_run=True).plan)
+        else:
+            self._run(key.upper() if key == "gc" else key.capitalize(), lambda m: getattr(m, key)(dry_run=True))
+
+    def _absorb(self, dialog: AbsorbDialog) -> None:
+        path, lines, defaults = dialog.file, dialog.lines(), dialog.defaults()
+        if path is not None:
+            self._run("Absorb", lambda m: m.import_file(path, dry_run=True, defaults=defaults))
+        else:
+            self._run("Absorb", lambda m: m.absorb(lines, dry_run=True, defaults=defaults))
+
+    def _run(self, title: str, work: Callable[[Memory], Plan | None]) -> None:
+        self.message.setText(f"{title}: planning…")
+
+        def done(plan: Plan | None) -> None:
+            if plan is None or plan.id is None:
+                note = plan.note if plan is not None and plan.note else "nothing to do"
+                self.message.setText(f"{title}: {note}.")
+                return
+            self.status_filter.blockSignals(True)
+            self.status_filter.setCurrentText("all")
+            self.status_filter.blockSignals(False)
+            self._say(f"{title}: plan {plan.id} drafted; review it and apply what you approve.")
+            self.refresh(plan.id)
+
+        # A dry run writes only its draft plan, so no other pane needs to refresh.
+        self.session.call(work, done, label=f"{title} (dry run)", on_error=lambda msg: self.message.setText(
+            f"⚠ {title}: {msg}"))
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

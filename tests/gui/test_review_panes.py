@@ -1,0 +1,135 @@
+"""Plan viewer, contradiction review and journal, driven as a person would."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QDialogButtonBox
+
+from engine import Memory, Settings
+
+from .conftest import WAIT_MS, open_file, settle
+
+
+def _statuses(path, ids) -> dict[int, str]:
+    with Memory(path, Settings(), create=False) as memory:
+        return {i: f.status for i, f in memory.facts(ids).items()}
+
+
+def _run_gc(qtbot, window):
+    pane = window.plans
+    window.show_pane(window.pane_names.index("plans"))
+    pane.pass_buttons["gc"].click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "gc", timeout=WAIT_MS)
+    return pane
+
+
+def test_approving_a_subset_of_a_gc_plan_applies_exactly_those_items(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    pane = _run_gc(qtbot, window)
+    plan = pane.plan
+    assert plan.status == "draft" and len(pane.items.checked) == len(plan.items) > 3
+    assert "drafted" in pane.message.text()
+    pane.items.set_checked(set())
+    assert not pane.apply_button.isEnabled()
+    chosen = [plan.items[0], plan.items[-1]]
+    for item in chosen:
+        row = plan.items.index(item)
+        pane.items.setData(pane.items.index(row, 0), Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    assert pane.chosen_label.text().startswith("2 selected")
+    pane.apply_button.click()
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        pane.prompt.button(pane.prompt.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.status == "applied", timeout=WAIT_MS)
+    assert sorted(pane.plan.applied_indexes) == sorted(it.index for it in chosen)
+    statuses = _statuses(demo_copy, [it.target_id for it in plan.items])
+    changed = {it.target_id for it in chosen}
+    assert all(statuses[i] != "active" for i in changed)
+    assert all(statuses[it.target_id] == "active" for it in plan.items if it.target_id not in changed)
+
+
+def test_select_by_outcome_and_discard(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    pane = _run_gc(qtbot, window)
+    pane._fill_select_menu()
+    only_expire = next(a for a in pane.select_menu.actions() if a.text() == "Only expire")
+    only_expire.trigger()
+    assert {pane.plan.item(i).outcome for i in pane.items.checked} == {"expire"}
+    plan_id = pane.plan.id
+    pane.discard_button.click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.status == "discarded", timeout=WAIT_MS)
+    assert pane.plan.id == plan_id and not pane.apply_button.isEnabled()
+    assert all(s == "active" for s in _statuses(demo_copy, [it.target_id for it in pane.plan.items]).values())
+
+
+def test_absorb_dry_run_from_pasted_text_and_the_side_by_side_diff(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    pane = window.plans
+    pane.start_pass("absorb")
+    dialog = pane.prompt
+    dialog.text.setPlainText("Maya's preferred editor is now Helix: she likes that it needs almost no setup "
+                             "and has built-in rust-analyzer support.\nThe Ferrite team meets on Tuesdays at 10:00 "
+                             "Kazan time to review the ingest backlog.")
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "absorb" and pane.plan.status == "draft",
+                    timeout=WAIT_MS)
+    matched_row = next(r for r, it in enumerate(pane.plan.items) if it.target_id is not None)
+    pane.table.selectRow(matched_row)
+    qtbot.waitUntil(lambda: "Helix" in pane.matched.toPlainText(), timeout=WAIT_MS)
+    assert pane.incoming.toPlainText()
+    settle(qtbot, window)
+
+
+def test_abstract_is_disabled_without_an_llm_and_says_why(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    button = window.plans.pass_buttons["abstract"]
+    assert not button.isEnabled() and "Needs an LLM" in button.toolTip()
+
+
+def _resolve(qtbot, window, key: str) -> None:
+    pane = window.contradictions
+    with qtbot.waitSignal(pane.review_opened, timeout=WAIT_MS) as opened:
+        pane.buttons[key].click()
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        opened.args[0].apply_button.click()
+    settle(qtbot, window)
+
+
+def test_resolving_contradictions_updates_the_queue_and_the_tab(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.contradictions
+    tab = window.pane_names.index("contradictions")
+    assert window.tabs.tabText(tab) == "Contradictions (3)"
+    left, right = pane.current.left.id, pane.current.right.id
+    _resolve(qtbot, window, "right")
+    assert window.tabs.tabText(tab) == "Contradictions (2)"
+    assert _statuses(demo_copy, [left, right]) == {left: "superseded", right: "active"}
+    both = (pane.current.left.id, pane.current.right.id)
+    _resolve(qtbot, window, "both")
+    assert window.tabs.tabText(tab) == "Contradictions (1)"
+    assert set(_statuses(demo_copy, list(both)).values()) == {"active"}
+    pane.buttons["skip"].click()
+    assert pane.current is not None
+
+
+def test_journal_filters_and_links(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.journal
+    total = len(pane.entries)
+    assert total >= 75
+    pane.fact.setText("40")
+    pane.refresh()
+    settle(qtbot, window)
+    assert pane.entries and {e.fact_id for e in pane.entries} == {40}
+    pane.fact.setText("forty")
+    pane.refresh()
+    assert "whole number" in pane.status.text()
+    pane.fact.setText("")
+    pane.action.setCurrentText("supersede")
+    settle(qtbot, window)
+    assert pane.entries and {e.action for e in pane.entries} == {"supersede"}
+    with qtbot.waitSignal(pane.plan_selected, timeout=WAIT_MS):
+        pane._open(0, 5)
+    qtbot.waitUntil(lambda: window.plans.plan is not None, timeout=WAIT_MS)
+    assert window.tabs.currentIndex() == window.pane_names.index("plans")
