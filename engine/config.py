@@ -37,6 +37,10 @@ class MemorySettings:
     # budget (0: keep every term). A term in most facts adds ~0 to BM25 but FTS5 scores every
     # row it matches: at 100k facts that was half of a search's time. See engine/fts.py.
     text_match_budget: int = 2000
+    # A fact also scores this times its best batch neighbour's score (engine/search.py).
+    # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
+    # conversations gain); 0.2 keeps an unrelated neighbour of a strong hit below a real match.
+    context_weight: float = 0.2
     rerank: bool = False
     reinforce_gain: float = 0.3
     confidence_cap: float = 0.99
@@ -44,6 +48,12 @@ class MemorySettings:
     min_text_chars: int = 50
     max_text_chars: int = 500
     hard_cap_chars: int = 4000
+    # DESIGN §8: MEMORY.md and USER.md live beside the memory file unless profile_dir names a
+    # folder (a relative one is taken from the memory file's folder). The budget is for the two
+    # together and only warns; a snapshot's default size leaves room for facts after the profile.
+    profile_dir: str = ""
+    profile_budget: int = 2048
+    snapshot_max_chars: int = 6000
 
 
 @dataclass(frozen=True)
@@ -75,6 +85,8 @@ class GCSettings:
 class HTTPSettings:
     host: str = "127.0.0.1"
     port: int = 8765
+    token_env: str = ""  # name of the environment variable holding the bearer token, if any
+    max_body_bytes: int = 1_048_576
 
 
 @dataclass(frozen=True)

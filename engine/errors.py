@@ -38,5 +38,9 @@ class PlanError(MemLensError):
     """A plan cannot be applied: already applied, discarded, or its targets changed."""
 
 
+class Conflict(MemLensError):
+    """Something changed since the caller read it (a profile file edited elsewhere); read it again."""
+
+
 class EmbeddingUnavailable(MemLensError):
     """The embedding model cannot be loaded; the engine never substitutes fake vectors."""

@@ -160,8 +160,45 @@ def create_archive() -> str:
         """
 
 
+def add_sessions_and_profile() -> str:
+    """Version 2: frozen session snapshots and the saved versions of the profile files (DESIGN §8).
+
+    A snapshot is written once per session and then only read, so an agent's prompt prefix stays
+    byte-identical; a profile version keeps the text each edit saved. Neither is ever changed.
+    """
+    return f"""
+        CREATE TABLE session_snapshots (
+            session_id TEXT PRIMARY KEY,
+            created_at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            query TEXT,
+            max_chars INTEGER NOT NULL,
+            text TEXT NOT NULL,
+            cited TEXT NOT NULL DEFAULT '[]'
+        );
+        {_forbid_delete("session_snapshots")}
+        CREATE TRIGGER session_snapshots_frozen BEFORE UPDATE ON session_snapshots BEGIN
+            SELECT RAISE(ABORT, 'memlens: a session snapshot is frozen');
+        END;
+        CREATE TABLE profile_versions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            file TEXT NOT NULL,
+            at REAL NOT NULL,
+            actor TEXT NOT NULL,
+            content_hash TEXT NOT NULL,
+            text TEXT NOT NULL
+        );
+        CREATE INDEX profile_versions_by_file ON profile_versions(file, id);
+        {_forbid_delete("profile_versions")}
+        CREATE TRIGGER profile_versions_immutable BEFORE UPDATE ON profile_versions BEGIN
+            SELECT RAISE(ABORT, 'memlens: a saved profile version is immutable');
+        END;
+        """
+
+
 MIGRATIONS: list[tuple[str, Callable[[], str]]] = [
     ("create_archive", create_archive),
+    ("add_sessions_and_profile", add_sessions_and_profile),
 ]
 LATEST_VERSION = len(MIGRATIONS)
 
@@ -174,7 +211,12 @@ def migrate(db: sqlite3.Connection, current: int) -> None:
         # executescript commits any open transaction first, so the script carries its own.
         try:
             db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")
-        except BaseException:
+        except BaseException as err:
             if db.in_transaction:
                 db.execute("ROLLBACK")
+            # Two processes opening an old (or new) file at once both see the old version; the
+            # second one's script then fails on "already exists". That is not an error.
+            if isinstance(err, sqlite3.OperationalError) and \
+                    db.execute("PRAGMA user_version").fetchone()[0] >= version:
+                continue
             raise
