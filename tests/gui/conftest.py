@@ -65,3 +65,4 @@ def settle(qtbot, window: MainWindow) -> None:
     """Wait until no engine job is queued or running."""
     qtbot.waitUntil(lambda: not window.session.runner.busy and not window.search._debounce.isActive(),
                     timeout=WAIT_MS)
+
