@@ -19,6 +19,7 @@ from ..errors import MemLensError
 from ..history import MODES
 from ..paths import config_path_for, default_memory_path
 from . import commands
+from .agent import add_agent
 from .frontends import add_gui
 from .graph import add_graph
 from .housekeeping import add_housekeeping
@@ -138,6 +139,7 @@ def build_parser() -> Parser:
         add(sub)
     add_graph(sub, Parser)
     add_housekeeping(sub)
+    add_agent(sub, Parser)
     add_gui(sub)
     return parser
 

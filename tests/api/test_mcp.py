@@ -1,0 +1,68 @@
+"""The MCP server as an agent sees it: a subprocess on stdio, driven by the official client."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+from mcp import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+
+from engine import Memory, Settings
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "AKIAIOSFODNN7EXAMPLE"
+FACT = "Maya uses Neovim with the LazyVim distribution for all of her Python work."
+
+
+async def _session(db: Path, script: Any) -> Any:
+    params = StdioServerParameters(
+        command=sys.executable, args=["-m", "engine.cli.main", "--db", str(db), "--now", "2026-11-30T12:00:00Z", "mcp"],
+        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
+    async with stdio_client(params) as (read, write):
+        async with ClientSession(read, write) as session:
+            await session.initialize()
+            return await script(session)
+
+
+@pytest.mark.slow
+def test_an_agent_lists_and_calls_every_tool(db_path: Path, embedder) -> None:
+    async def script(session: ClientSession) -> dict[str, Any]:
+        seen: dict[str, Any] = {"tools": {t.name: t for t in (await session.list_tools()).tools}}
+        call = session.call_tool
+        seen["dry"] = await call("memory_absorb", {"items": [FACT], "dry_run": True})
+        seen["search_before"] = await call("memory_search", {"query": "which editor does Maya use"})
+        seen["absorb"] = await call("memory_absorb", {"items": [FACT, f"the key is {SECRET} ok"]})
+        seen["search"] = await call("memory_search", {"query": "which editor does Maya use", "top_k": 3})
+        seen["get"] = await call("memory_get", {"fact_id": 1})
+        seen["missing"] = await call("memory_get", {"fact_id": 999})
+        seen["snap1"] = await call("memory_snapshot", {"session_id": "agent-1", "query": "editor"})
+        await call("memory_absorb", {"items": ["The release train leaves every second Tuesday at noon UTC."]})
+        seen["snap2"] = await call("memory_snapshot", {"session_id": "agent-1"})
+        seen["bad"] = await call("memory_snapshot", {"session_id": ""})
+        return seen
+
+    seen = anyio.run(_session, db_path, script)
+    tools = seen["tools"]
+    assert set(tools) == {"memory_search", "memory_get", "memory_absorb", "memory_snapshot"}
+    assert tools["memory_absorb"].input_schema["required"] == ["items"]
+    assert "dry_run" in tools["memory_absorb"].input_schema["properties"]
+    assert seen["dry"].structured_content["status"] == "draft"
+    assert seen["search_before"].structured_content == {"results": []}  # the dry run wrote no fact
+    absorbed = seen["absorb"].structured_content
+    assert [it["outcome"] for it in absorbed["items"]] == ["new", "rejected"] and SECRET not in str(absorbed)
+    assert seen["search"].structured_content["results"][0]["text"] == FACT
+    assert seen["get"].structured_content["facts"][0]["text"] == FACT
+    assert seen["missing"].is_error and "there is no fact 999" in seen["missing"].content[0].text
+    assert "Traceback" not in seen["missing"].content[0].text
+    first, second = seen["snap1"].structured_content, seen["snap2"].structured_content
+    assert first["created"] and not second["created"] and first["text"] == second["text"]
+    assert f"[1] {FACT}" in first["text"]
+    assert seen["bad"].is_error and "session id" in seen["bad"].content[0].text
+    with Memory(db_path, Settings(), embedder=embedder) as memory:  # the agent's writes are in the file
+        assert memory.stats()["facts"] == 2
+        assert {e.actor for e in memory.journal() if e.action == "absorb"} == {"mcp"}
