@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 from typing import Sequence
 
-from PySide6.QtCore import QSettings, QTimer
+from PySide6.QtCore import QSettings, Qt, QTimer
 from PySide6.QtWidgets import QApplication
 
 from engine import default_memory_path
@@ -23,7 +23,7 @@ from .main_window import MainWindow
 from .resources import icon, style_sheet
 from .session import Session
 
-PANES = ("search", "timeline", "plans", "contradictions", "journal")
+PANES = ("search", "timeline", "graph", "plans", "contradictions", "journal")
 SETTLE_MS = 300
 SCREENSHOT_TIMEOUT_MS = 120_000
 
@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="OUT.png", type=Path, help="render one pane offscreen, save it, exit")
     p.add_argument("--pane", choices=PANES, default="search", help="pane for --screenshot (default: search)")
     p.add_argument("--plan", type=int, help="plan to show in the plans pane (with --screenshot)")
+    p.add_argument("--entity", help="entity to find in the graph pane (with --screenshot)")
+    p.add_argument("--steps", help="path query steps from --entity, e.g. '<located_in <works_at'")
     p.add_argument("--query", default="", help="search text to show (with --screenshot)")
     p.add_argument("--fact", type=int, help="fact to select or show the timeline of (with --screenshot)")
     p.add_argument("--size", default="1400x900", help="window size for --screenshot, WIDTHxHEIGHT")
@@ -79,6 +81,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     return app.exec()
 
 
+def _graph_query(window: MainWindow, args: argparse.Namespace) -> None:
+    window.graph.find_entity()
+    if args.steps:
+        window.graph.steps.setText(args.steps)
+        window.graph.laid_out.connect(window.graph.run_query, Qt.ConnectionType.SingleShotConnection)
+
+
 def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace, size: tuple[int, int]) -> int:
     """Drive the window to the asked-for state, wait until no job runs, grab, save."""
     window.resize(*size)
@@ -96,10 +105,13 @@ def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace,
             window.timeline.show_fact(args.fact)
         if args.plan is not None:
             window.plans.refresh(args.plan)
+        if args.entity:
+            window.graph.find.setText(args.entity)
+            window.graph.laid_out.connect(lambda: _graph_query(window, args), Qt.ConnectionType.SingleShotConnection)
         idle.start()
 
     def settle() -> None:
-        if window.session.runner.busy or window.search._debounce.isActive():
+        if window.session.runner.busy or window.graph.layout_runner.busy or window.search._debounce.isActive():
             return
         if args.fact is not None and not outcome.get("selected"):
             outcome["selected"] = True

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushBu
 
 from .files import MEMORY_SUFFIXES, FileActions
 from .panes.contradictions import ContradictionsPane
+from .panes.graph import GraphPane
 from .panes.inspector import InspectorPane
 from .panes.journal import JournalPane
 from .panes.plans import PlansPane
@@ -40,6 +41,7 @@ class MainWindow(QMainWindow):
         self.search = SearchPane(session)
         self.inspector = InspectorPane(session)
         self.timeline = TimelinePane(session)
+        self.graph = GraphPane(session)
         self.plans = PlansPane(session)
         self.contradictions = ContradictionsPane(session)
         self.journal = JournalPane(session)
@@ -49,7 +51,8 @@ class MainWindow(QMainWindow):
         self.search_split.setSizes([900, 500])
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
-        for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.plans, "plans"),
+        for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.graph, "graph"),
+                             (self.plans, "plans"),
                              (self.contradictions, "contradictions"), (self.journal, "journal")):
             self.tabs.addTab(widget, icon(name), name.capitalize())
         self.pane_names = [self.tabs.tabText(i).lower() for i in range(self.tabs.count())]
@@ -123,7 +126,7 @@ class MainWindow(QMainWindow):
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
         self.timeline.fact_selected.connect(self.inspector.show_fact)
-        for pane in (self.plans, self.contradictions, self.journal):
+        for pane in (self.graph, self.plans, self.contradictions, self.journal):
             pane.fact_selected.connect(self._open_fact)
         self.journal.plan_selected.connect(self._open_plan)
         self.contradictions.count_changed.connect(self._contradiction_count)
@@ -134,7 +137,8 @@ class MainWindow(QMainWindow):
             self.restoreGeometry(geometry)
         else:
             self.resize(1400, 900)
-        for key, splitter in (("split/search", self.search_split), ("split/timeline", self.timeline.splitter)):
+        for key, splitter in (("split/search", self.search_split), ("split/timeline", self.timeline.splitter),
+                              ("split/graph", self.graph.splitter), ("split/plans", self.plans.splitter)):
             state = self.settings.value(key)
             if state is not None:
                 splitter.restoreState(state)
@@ -237,6 +241,9 @@ class MainWindow(QMainWindow):
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("split/search", self.search_split.saveState())
         self.settings.setValue("split/timeline", self.timeline.splitter.saveState())
+        self.settings.setValue("split/graph", self.graph.splitter.saveState())
+        self.settings.setValue("split/plans", self.plans.splitter.saveState())
         self.session.shutdown()
+        self.graph.layout_runner.wait()
         self.files.cleanup()
         super().closeEvent(event)

@@ -1,0 +1,279 @@
+"""Entity-graph view: find an entity, expand its neighbourhood, ask typed path questions.
+
+The whole graph is shown when it is small; a big one starts from its best
+connected entities and grows as you find and expand. Layout runs on its own
+worker (it never touches the memory file) and is cached per file; dragged
+nodes stay pinned. Selecting a node lists the facts that mention it; clicking
+an edge lists the facts that justify it; double-clicking either opens the fact.
+
+Signals: ``fact_selected(int)``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget,
+                               QListWidgetItem, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+
+from engine import Entity, Fact, Match, Neighbor, Relation
+
+from .. import graph_layout
+from ..ops import OpRunner
+from ..session import Session
+from ..widgets.graph_canvas import GraphCanvas
+
+ALL_TYPES = "all edge types"
+SHOW_ALL_UP_TO = 600  # nodes; a bigger graph starts from its best connected ones
+START_WITH = 200
+
+
+class GraphPane(QWidget):
+    fact_selected = Signal(int)
+    laid_out = Signal()
+
+    def __init__(self, session: Session, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.session = session
+        self.layout_runner = OpRunner(self)
+        self.entities: dict[str, Entity] = {}
+        self.relations: list[Relation] = []
+        self.visible: set[str] = set()
+        self.positions: dict[str, tuple[float, float]] = {}
+        self.pinned: set[str] = set()
+        self._pending_highlight: tuple[set[str], set[tuple[str, str, str]]] = (set(), set())
+        self._fit_next = False
+        self.find = QLineEdit(placeholderText="find an entity (name, or type:name)", clearButtonEnabled=True)
+        self.find.returnPressed.connect(self.find_entity)
+        self.completer = QCompleter([], self)
+        self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
+        self.find.setCompleter(self.completer)
+        self.hops = QSpinBox(minimum=1, maximum=4, value=1, toolTip="Neighbourhood size when finding an entity")
+        self.edge_type = QComboBox(toolTip="Show only edges of this type")
+        self.edge_type.addItem(ALL_TYPES)
+        self.edge_type.currentIndexChanged.connect(lambda _i: self._draw())
+        self.inactive = QCheckBox("inactive edges", toolTip="Also show edges whose facts are no longer active "
+                                                             "(dashed)", checked=True)
+        self.inactive.toggled.connect(lambda _on: self._draw())
+        self.show_all = QPushButton("Show all", toolTip="Every entity (may be slow to lay out on a huge graph)")
+        self.show_all.clicked.connect(lambda: self._set_visible(set(self.entities)))
+        self.relayout = QPushButton("Re-layout", toolTip="Lay the graph out again (pinned nodes stay)")
+        self.relayout.clicked.connect(lambda: self._layout(fresh=True))
+        self.steps = QLineEdit(placeholderText="path steps, e.g.  <located_in <works_at", clearButtonEnabled=True)
+        self.steps.setToolTip("From the found entity, follow these relation types: 'works_at' forwards, "
+                              "'<works_at' backwards, '*' any; up to 4 steps, optionally ':type' at the end")
+        self.steps.returnPressed.connect(self.run_query)
+        self.run = QPushButton("Run query")
+        self.run.clicked.connect(self.run_query)
+        self.answer = QLabel("")
+        self.answer.setWordWrap(True)
+        self.canvas = GraphCanvas()
+        self.canvas.node_clicked.connect(self.select_entity)
+        self.canvas.node_double_clicked.connect(self.expand)
+        self.canvas.edge_clicked.connect(self.select_relation)
+        self.canvas.node_moved.connect(self._pinned)
+        self.side_title = QLabel("Select a node or an edge.")
+        self.side_title.setWordWrap(True)
+        self.side_title.setObjectName("inspectorTitle")
+        self.facts = QListWidget()
+        self.facts.itemDoubleClicked.connect(self._open_fact)
+        self.status = QLabel("")
+
+        top = QHBoxLayout()
+        top.addWidget(self.find, 2)
+        for label, widget in (("hops", self.hops), (None, self.edge_type), (None, self.inactive),
+                              (None, self.show_all), (None, self.relayout)):
+            if label:
+                top.addWidget(QLabel(label))
+            top.addWidget(widget)
+        query = QHBoxLayout()
+        query.addWidget(QLabel("Path query from the found entity:"))
+        query.addWidget(self.steps, 2)
+        query.addWidget(self.run)
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self.side_title)
+        side_layout.addWidget(self.facts, 1)
+        side_layout.addWidget(self.answer)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.addWidget(self.canvas)
+        self.splitter.addWidget(side)
+        self.splitter.setSizes([1000, 380])
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(8, 8, 8, 4)
+        layout.addLayout(top)
+        layout.addLayout(query)
+        layout.addWidget(self.splitter, 1)
+        layout.addWidget(self.status)
+        session.opened.connect(lambda _s: self.reload(first=True))
+        session.store_changed.connect(lambda _c: self.reload())
+        session.closed.connect(lambda: self._loaded(([], [])))
+
+    # -- loading and layout -----------------------------------------------------------------------
+    def reload(self, first: bool = False) -> None:
+        if first and self.session.path is not None:
+            self.positions, self.pinned = graph_layout.load(self.session.path)
+            self.visible = set()
+        self.session.call(lambda m: (m.graph_entities(), m.graph_relations()), self._loaded, lane="graph",
+                          label="Loading the entity graph")
+
+    def _loaded(self, data: tuple[list[Entity], list[Relation]]) -> None:
+        entities, self.relations = data
+        self.entities = {e.key: e for e in entities}
+        self.completer.model().setStringList(sorted({e.name for e in entities} | set(self.entities)))  # type: ignore
+        types = sorted({r.type for r in self.relations})
+        chosen = self.edge_type.currentText()
+        self.edge_type.blockSignals(True)
+        self.edge_type.clear()
+        self.edge_type.addItems([ALL_TYPES, *types])
+        self.edge_type.setCurrentText(chosen if chosen in types else ALL_TYPES)
+        self.edge_type.blockSignals(False)
+        self.visible &= set(self.entities)
+        if not self.visible:
+            degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
+            ranked = sorted(self.entities, key=lambda k: (-degree[k], k))
+            self.visible = set(ranked if len(ranked) <= SHOW_ALL_UP_TO else ranked[:START_WITH])
+        self._layout()
+
+    def _set_visible(self, keys: set[str]) -> None:
+        self.visible = keys & set(self.entities)
+        self._layout()
+
+    def _layout(self, fresh: bool = False) -> None:
+        nodes = sorted(self.visible)
+        edges = [(r.src.key, r.dst.key) for r in self.relations
+                 if r.src.key in self.visible and r.dst.key in self.visible]
+        missing = [n for n in nodes if n not in self.positions]
+        if not missing and not fresh:
+            self._draw()
+            self.laid_out.emit()
+            return
+        known = {k: v for k, v in self.positions.items() if not fresh or k in self.pinned}
+        pinned = set(self.pinned)
+        self.status.setText(f"Laying out {len(nodes):,} entities…")
+        self.layout_runner.submit(lambda _p: graph_layout.compute(nodes, edges, known, pinned), self._placed,
+                                  lane="layout", label="Layout", on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
+
+    def _placed(self, positions: dict[str, tuple[float, float]]) -> None:
+        self.positions.update(positions)
+        if self.session.path is not None:
+            graph_layout.save(self.session.path, self.positions, self.pinned)
+        self._draw(fit=True)
+        self.laid_out.emit()
+
+    def shown_relations(self) -> list[Relation]:
+        kind = self.edge_type.currentText()
+        return [r for r in self.relations if r.src.key in self.visible and r.dst.key in self.visible
+                and (kind == ALL_TYPES or r.type == kind) and (r.active or self.inactive.isChecked())]
+
+    def _draw(self, fit: bool = False) -> None:
+        fit, self._fit_next = fit or self._fit_next, False
+        shown = [self.entities[k] for k in sorted(self.visible) if k in self.positions]
+        rels = self.shown_relations()
+        keep_view = not fit and len(self.canvas.entities)
+        view = self.canvas.getPlotItem().getViewBox().viewRange()
+        self.canvas.set_graph(shown, rels, self.positions)
+        if keep_view:
+            self.canvas.setRange(xRange=view[0], yRange=view[1], padding=0)
+        self.status.setText(f"{len(shown):,} of {len(self.entities):,} entities, {len(rels):,} edges shown"
+                            + (f" · {len(self.pinned)} pinned" if self.pinned else ""))
+
+    def _pinned(self, key: str) -> None:
+        self.pinned.add(key)
+        self.positions[key] = self.canvas.position_of(key)
+        if self.session.path is not None:
+            graph_layout.save(self.session.path, self.positions, self.pinned)
+        self.status.setText(f"{key} pinned where you dropped it; Re-layout keeps it there")
+
+    # -- finding and expanding --------------------------------------------------------------------
+    def find_entity(self) -> None:
+        name, hops = self.find.text().strip(), self.hops.value()
+        if not name:
+            return
+        self.session.call(lambda m: m.graph_neighbors(name, hops=hops, include_inactive=True),
+                          lambda found: self._found(name, found), lane="graph-find",
+                          on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
+
+    def _found(self, name: str, neighbours: list[Neighbor]) -> None:
+        start = neighbours[0].start.key if neighbours else self._key_for(name)
+        if start is None:
+            self.status.setText(f"⚠ no entity named '{name}'")
+            return
+        self.visible = {start, *(n.entity.key for n in neighbours)}
+        self.canvas.selected = start
+        self._fit_next = True
+        self._layout()
+        self.select_entity(start)
+
+    def _key_for(self, name: str) -> str | None:
+        wanted = name.strip().casefold()
+        return next((k for k, e in self.entities.items() if k.casefold() == wanted or e.name.casefold() == wanted),
+                    None)
+
+    def expand(self, key: str) -> None:
+        self.session.call(lambda m: m.graph_neighbors(key, hops=1, include_inactive=True),
+                          lambda found: self._set_visible(self.visible | {n.entity.key for n in found} | {key}),
+                          lane="graph-expand", on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
+
+    # -- path questions -----------------------------------------------------------------------------
+    def run_query(self) -> None:
+        start = self.canvas.selected or self.find.text().strip()
+        steps = self.steps.text().split()
+        if not start or not steps:
+            self.answer.setText("Find or select the starting entity, and type one to four steps.")
+            return
+        self.session.call(lambda m: m.graph_query(start, steps, include_inactive=self.inactive.isChecked()),
+                          self._answered, lane="graph-query",
+                          on_error=lambda msg: self.answer.setText(f"⚠ {msg}"))
+
+    def _answered(self, matches: list[Match]) -> None:
+        on_path = {(r.src.key, r.type, r.dst.key) for m in matches for path in m.paths for r in path}
+        keys = {m.entity.key for m in matches} | {k for s, _t, d in on_path for k in (s, d)}
+        names = ", ".join(sorted(m.entity.name for m in matches))
+        self.answer.setText(f"{len(matches)} answer{'s' * (len(matches) != 1)}: {names}" if matches else
+                            "No entity matches that path.")
+        self.visible |= keys
+        self._pending_highlight = (keys, on_path)
+        if all(k in self.positions for k in self.visible):
+            self._apply_highlight()
+        else:
+            self.laid_out.connect(self._apply_highlight, Qt.ConnectionType.SingleShotConnection)
+            self._layout()
+
+    def _apply_highlight(self) -> None:
+        keys, on_path = self._pending_highlight
+        self._draw()
+        edges = {i for i, r in enumerate(self.canvas.relations) if (r.src.key, r.type, r.dst.key) in on_path}
+        self.canvas.highlight(keys, edges)
+
+    # -- details ------------------------------------------------------------------------------------
+    def select_entity(self, key: str) -> None:
+        self.canvas.select(key)
+        entity = self.entities.get(key)
+        self.side_title.setText(f"{entity.name} ({entity.type})" if entity else key)
+        self.session.call(lambda m: m.entity_facts(key), self._list_facts, lane="graph-facts",
+                          on_error=lambda msg: self.side_title.setText(f"⚠ {msg}"))
+
+    def select_relation(self, index: int) -> None:
+        relation = self.canvas.relations[index]
+        state = "" if relation.active else " (inactive: none of its facts is active)"
+        self.side_title.setText(f"{relation.src.name} —{relation.type}→ {relation.dst.name}{state}")
+        ids = list(relation.fact_ids)
+        self.session.call(lambda m: [h.fact for h in m.describe(ids)], self._list_facts, lane="graph-facts")
+
+    def _open_fact(self, item: QListWidgetItem) -> None:
+        fact_id = item.data(Qt.ItemDataRole.UserRole)
+        if fact_id is not None:
+            self.fact_selected.emit(int(fact_id))
+
+    def _list_facts(self, facts: list[Fact]) -> None:
+        self.facts.clear()
+        for fact in facts:
+            item = QListWidgetItem(f"#{fact.id} [{fact.status}] {' '.join(fact.text.split())}")
+            item.setData(Qt.ItemDataRole.UserRole, fact.id)
+            item.setToolTip(fact.text)
+            self.facts.addItem(item)
+        if not facts:
+            self.facts.addItem("(no facts)")

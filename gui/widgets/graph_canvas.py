@@ -1,0 +1,248 @@
+"""The entity-graph canvas: typed nodes, typed edges, dragging, picking and highlights.
+
+Edges are drawn as one line item per (type, active) with ``connect="pairs"``,
+so 5,000 edges are a handful of items; nodes are one scatter item. Labels
+ignore the zoom (they stay readable) and are drawn for at most ``MAX_LABELS``
+nodes: the highlighted and selected ones first, then the best connected.
+
+Signals: ``node_clicked(str)``, ``node_double_clicked(str)``, ``edge_clicked(int)``
+(index into the relations given), ``node_moved(str)`` (a drag ended: the node is pinned).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections import Counter
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtWidgets import QApplication, QWidget
+
+from engine import Entity, Relation
+
+TYPE_STYLE = {"person": ("#3b6fb6", "o"), "company": ("#e08a1e", "s"), "project": ("#2e8b57", "d"),
+              "technology": ("#7b4fa0", "t"), "role": ("#8a8f98", "h"), "location": ("#c0392b", "p"),
+              "event": ("#b8860b", "star"), "product": ("#16a085", "t1")}
+EDGE_COLOURS = ["#5d7ea6", "#c98a3a", "#4f9a6b", "#9b6bb3", "#b05a5a", "#6b8e23", "#4a90a4", "#a0785a"]
+HIGHLIGHT = "#ff7f0e"
+MAX_LABELS = 300
+PICK_PIXELS = 6.0
+
+
+class NodeItem(pg.ScatterPlotItem):
+    """A scatter item whose points can be dragged."""
+
+    def __init__(self, canvas: "GraphCanvas") -> None:
+        super().__init__(size=14, hoverable=True, hoverSize=18, tip=canvas.node_tip)
+        self.canvas = canvas
+        self._dragging: int | None = None
+
+    def mouseDragEvent(self, ev) -> None:
+        if ev.button() != Qt.MouseButton.LeftButton:
+            ev.ignore()
+            return
+        if ev.isStart():
+            found = self.pointsAt(ev.buttonDownPos())
+            if len(found) == 0:
+                ev.ignore()
+                return
+            self._dragging = int(found[0].data())
+        elif self._dragging is None:
+            ev.ignore()
+            return
+        self.canvas.move_node(self._dragging, ev.pos().x(), ev.pos().y(), finished=ev.isFinish())
+        if ev.isFinish():
+            self._dragging = None
+        ev.accept()
+
+
+class GraphCanvas(pg.PlotWidget):
+    node_clicked = Signal(str)
+    node_double_clicked = Signal(str)
+    edge_clicked = Signal(int)
+    node_moved = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent, background="w")
+        self.setObjectName("graphCanvas")
+        item = self.getPlotItem()
+        item.hideAxis("left")
+        item.hideAxis("bottom")
+        item.hideButtons()
+        self.setMenuEnabled(False)
+        self.setAspectLocked(True)
+        self.entities: list[Entity] = []
+        self.relations: list[Relation] = []
+        self.positions = np.zeros((0, 2))
+        self.index: dict[str, int] = {}
+        self.selected: str | None = None
+        self.highlighted: set[str] = set()
+        self.highlighted_edges: set[int] = set()
+        self._edge_items: list[pg.PlotDataItem] = []
+        self._edge_legend: list[str] = []
+        self._last_click: tuple[str | None, float] = (None, 0.0)
+        self._labels: list[pg.TextItem] = []
+        self.nodes = NodeItem(self)
+        self.nodes.setZValue(10)
+        self.nodes.sigClicked.connect(self._clicked)
+        self.addItem(self.nodes)
+        self.legend = item.addLegend(offset=(10, 10), labelTextColor="#33475b", brush=pg.mkBrush(255, 255, 255, 220))
+        for kind, (colour, symbol) in TYPE_STYLE.items():
+            self.legend.addItem(pg.ScatterPlotItem(symbol=symbol, brush=pg.mkBrush(colour), pen=None, size=10), kind)
+        self.scene().sigMouseClicked.connect(self._scene_clicked)
+
+    # -- data -------------------------------------------------------------------------------
+    def set_graph(self, entities: list[Entity], relations: list[Relation],
+                  positions: dict[str, tuple[float, float]]) -> None:
+        self.entities = [e for e in entities if e.key in positions]
+        self.index = {e.key: i for i, e in enumerate(self.entities)}
+        self.relations = [r for r in relations if r.src.key in self.index and r.dst.key in self.index]
+        self.positions = np.array([positions[e.key] for e in self.entities], dtype=float).reshape(-1, 2)
+        self.highlighted, self.highlighted_edges = set(), set()
+        self.redraw()
+        if len(self.entities):
+            self.autoRange(padding=0.08)
+
+    def edge_types(self) -> list[str]:
+        return sorted({r.type for r in self.relations})
+
+    def redraw(self) -> None:
+        self._draw_edges()
+        self._draw_nodes()
+        self._draw_labels()
+
+    def _draw_edges(self) -> None:
+        for item in self._edge_items:
+            self.removeItem(item)
+        self._edge_items.clear()
+        colours = {t: EDGE_COLOURS[i % len(EDGE_COLOURS)] for i, t in enumerate(self.edge_types())}
+        self._legend_edges(colours)
+        groups: dict[tuple[str, bool, bool], list[int]] = {}
+        for n, r in enumerate(self.relations):
+            groups.setdefault((r.type, r.active, n in self.highlighted_edges), []).append(n)
+        for (kind, active, lit), members in groups.items():
+            ends = np.array([[self.index[self.relations[n].src.key], self.index[self.relations[n].dst.key]]
+                             for n in members]).reshape(-1)
+            xy = self.positions[ends]
+            pen = pg.mkPen(HIGHLIGHT if lit else colours[kind], width=3.5 if lit else 1.4,
+                           style=Qt.PenStyle.SolidLine if active else Qt.PenStyle.DashLine)
+            line = pg.PlotDataItem(xy[:, 0], xy[:, 1], connect="pairs", pen=pen, antialias=True)
+            line.setZValue(5 if lit else 1)
+            self.addItem(line)
+            self._edge_items.append(line)
+
+    def _legend_edges(self, colours: dict[str, str]) -> None:
+        for name in self._edge_legend:
+            self.legend.removeItem(name)
+        self._edge_legend = list(colours)
+        for kind, colour in colours.items():
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(colour, width=2)), kind)
+        if colours:
+            self._edge_legend.append("inactive relation")
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#777", width=2, style=Qt.PenStyle.DashLine)),
+                                "inactive relation")
+
+    def _draw_nodes(self) -> None:
+        spots = []
+        for i, entity in enumerate(self.entities):
+            colour, symbol = TYPE_STYLE.get(entity.type, ("#777", "o"))
+            lit, chosen = entity.key in self.highlighted, entity.key == self.selected
+            spots.append({"pos": tuple(self.positions[i]), "data": i, "symbol": symbol,
+                          "brush": pg.mkBrush(colour if entity.active else "#ffffff"),
+                          "pen": pg.mkPen("#111" if chosen else HIGHLIGHT if lit else colour,
+                                          width=3 if (chosen or lit) else 1.5),
+                          "size": 18 if (chosen or lit) else 13})
+        self.nodes.setData(spots)
+
+    def _draw_labels(self) -> None:
+        for label in self._labels:
+            self.removeItem(label)
+        self._labels.clear()
+        degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
+        first = [k for k in (self.selected, *sorted(self.highlighted)) if k in self.index]
+        rest = sorted((e.key for e in self.entities if e.key not in first), key=lambda k: -degree[k])
+        for key in (first + rest)[:MAX_LABELS]:
+            entity = self.entities[self.index[key]]
+            label = pg.TextItem(entity.name, color="#1d2b3a" if key in first else "#33475b", anchor=(0.5, -0.35))
+            label.setPos(*self.positions[self.index[key]])
+            label.setZValue(15)
+            self.addItem(label)
+            self._labels.append(label)
+
+    def highlight(self, keys: set[str], relation_indexes: set[int]) -> None:
+        self.highlighted, self.highlighted_edges = set(keys), set(relation_indexes)
+        self.redraw()
+
+    def select(self, key: str | None) -> None:
+        self.selected = key
+        self._draw_nodes()
+        self._draw_labels()
+
+    def center_on(self, key: str) -> None:
+        if key in self.index:
+            x, y = self.positions[self.index[key]]
+            view = self.getPlotItem().getViewBox().viewRange()
+            half_w, half_h = (view[0][1] - view[0][0]) / 2, (view[1][1] - view[1][0]) / 2
+            self.setRange(xRange=(x - half_w, x + half_w), yRange=(y - half_h, y + half_h), padding=0)
+
+    def position_of(self, key: str) -> tuple[float, float]:
+        x, y = self.positions[self.index[key]]
+        return float(x), float(y)
+
+    # -- interaction -----------------------------------------------------------------------------
+    def node_tip(self, x: float, y: float, data: int) -> str:
+        entity = self.entities[int(data)]
+        state = "" if entity.active else " (inactive)"
+        return f"{entity.name} · {entity.type}{state}\n{len(entity.fact_ids)} fact(s)"
+
+    def move_node(self, i: int, x: float, y: float, finished: bool) -> None:
+        self.positions[i] = (x, y)
+        self._draw_nodes()
+        if finished:
+            self._draw_edges()
+            self._draw_labels()
+            self.node_moved.emit(self.entities[i].key)
+
+    def _clicked(self, _item: pg.ScatterPlotItem, points: list, ev) -> None:
+        if len(points):
+            self._node_click(self.entities[int(points[0].data())].key, ev.double())
+
+    def _node_click(self, key: str, double: bool) -> None:
+        """A second click on the same node within the double-click interval counts as a double
+        click too: pyqtgraph drops the double flag when a press precedes it (as synthetic input does)."""
+        now = time.monotonic()
+        quick = self._last_click[0] == key and now - self._last_click[1] < QApplication.doubleClickInterval() / 1000
+        if double or quick:
+            self._last_click = (None, 0.0)
+            self.node_double_clicked.emit(key)
+        else:
+            self._last_click = (key, now)
+            self.node_clicked.emit(key)
+
+    def _scene_clicked(self, ev) -> None:
+        if ev.isAccepted() or not len(self.entities):
+            return
+        box = self.getPlotItem().getViewBox()
+        point = box.mapSceneToView(ev.scenePos())
+        found = self.nodes.pointsAt(point)
+        if len(found):  # the scatter item did not take the click (it can miss right after a redraw)
+            self._node_click(self.entities[int(found[0].data())].key, ev.double())
+            return
+        edge = self.nearest_edge(point, box.viewPixelSize()) if self.relations else None
+        if edge is not None:
+            self.edge_clicked.emit(edge)
+
+    def nearest_edge(self, point: QPointF, pixel: tuple[float, float]) -> int | None:
+        """The relation whose segment passes within a few pixels of ``point``, if any."""
+        src = self.positions[[self.index[r.src.key] for r in self.relations]]
+        dst = self.positions[[self.index[r.dst.key] for r in self.relations]]
+        scale = np.array(pixel, dtype=float)
+        p = np.array([point.x(), point.y()]) / scale
+        a, b = src / scale, dst / scale
+        ab = b - a
+        t = np.clip(np.einsum("ij,ij->i", p - a, ab) / np.maximum(np.einsum("ij,ij->i", ab, ab), 1e-12), 0, 1)
+        distance = np.linalg.norm(a + ab * t[:, None] - p, axis=1)
+        best = int(np.argmin(distance))
+        return best if distance[best] <= PICK_PIXELS and not math.isnan(distance[best]) else None
