@@ -23,7 +23,7 @@ from .main_window import MainWindow
 from .resources import icon, style_sheet
 from .session import Session
 
-PANES = ("search", "timeline", "graph", "plans", "contradictions", "journal")
+PANES = ("search", "timeline", "graph", "plans", "contradictions", "profile", "journal")
 SETTLE_MS = 300
 SCREENSHOT_TIMEOUT_MS = 120_000
 
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--pane", choices=PANES, default="search", help="pane for --screenshot (default: search)")
     p.add_argument("--plan", type=int, help="plan to show in the plans pane (with --screenshot)")
     p.add_argument("--entity", help="entity to find in the graph pane (with --screenshot)")
+    p.add_argument("--session", help="session id whose snapshot to show in the profile pane (with --screenshot)")
     p.add_argument("--steps", help="path query steps from --entity, e.g. '<located_in <works_at'")
     p.add_argument("--query", default="", help="search text to show (with --screenshot)")
     p.add_argument("--fact", type=int, help="fact to select or show the timeline of (with --screenshot)")
@@ -97,7 +98,7 @@ def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace,
     def opened(_stats: dict) -> None:
         window.stack.setCurrentIndex(1 if window.session.stats.get("facts") or args.query else 0)
         window.show_pane(window.pane_names.index(args.pane))
-        if args.query:
+        if args.query and args.pane == "search":
             window.search.query.setText(args.query)
             window.search.run_search()
         if args.fact is not None:
@@ -105,6 +106,11 @@ def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace,
             window.timeline.show_fact(args.fact)
         if args.plan is not None:
             window.plans.refresh(args.plan)
+        if args.pane == "profile":
+            window.profile.query.setText(args.query)
+            if args.session:
+                window.profile.session_id.setText(args.session)
+            window.profile.show_snapshot(freeze=bool(args.session))
         if args.entity:
             window.graph.find.setText(args.entity)
             window.graph.laid_out.connect(lambda: _graph_query(window, args), Qt.ConnectionType.SingleShotConnection)

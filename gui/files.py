@@ -61,6 +61,8 @@ class FileActions(QObject):
         def fill(memory: Memory, progress: Progress) -> None:
             progress.report(0)
             memory.import_file(source)
+            for name in ("MEMORY.md", "USER.md"):
+                memory.save_profile(name, resource_path("demo", name).read_text(encoding="utf-8"), "absent")
 
         self.session.open(Path(folder.name) / "demo.sqlite", create=True, prepare=fill)
 

@@ -20,6 +20,7 @@ from .panes.graph import GraphPane
 from .panes.inspector import InspectorPane
 from .panes.journal import JournalPane
 from .panes.plans import PlansPane
+from .panes.profile import ProfilePane
 from .panes.search import SearchPane
 from .panes.timeline import TimelinePane
 from .panes.welcome import WelcomePane
@@ -44,6 +45,7 @@ class MainWindow(QMainWindow):
         self.graph = GraphPane(session)
         self.plans = PlansPane(session)
         self.contradictions = ContradictionsPane(session)
+        self.profile = ProfilePane(session)
         self.journal = JournalPane(session)
         self.search_split = QSplitter(Qt.Orientation.Horizontal)
         self.search_split.addWidget(self.search)
@@ -53,7 +55,8 @@ class MainWindow(QMainWindow):
         self.tabs.setDocumentMode(True)
         for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.graph, "graph"),
                              (self.plans, "plans"),
-                             (self.contradictions, "contradictions"), (self.journal, "journal")):
+                             (self.contradictions, "contradictions"), (self.profile, "profile"),
+                             (self.journal, "journal")):
             self.tabs.addTab(widget, icon(name), name.capitalize())
         self.pane_names = [self.tabs.tabText(i).lower() for i in range(self.tabs.count())]
         self.stack = QStackedWidget()
@@ -126,7 +129,7 @@ class MainWindow(QMainWindow):
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
         self.timeline.fact_selected.connect(self.inspector.show_fact)
-        for pane in (self.graph, self.plans, self.contradictions, self.journal):
+        for pane in (self.graph, self.plans, self.contradictions, self.profile, self.journal):
             pane.fact_selected.connect(self._open_fact)
         self.journal.plan_selected.connect(self._open_plan)
         self.contradictions.count_changed.connect(self._contradiction_count)
