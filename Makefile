@@ -20,6 +20,11 @@ screenshots: $(STAMP)
 	$(PY) -m gui --demo --screenshot docs/screenshots/search.png --pane search --query "which editor does Maya use" --fact 40
 	$(PY) -m gui --demo --screenshot docs/screenshots/timeline.png --pane timeline --fact 15
 	$(PY) -m gui --demo --screenshot docs/screenshots/timeline-versions.png --pane timeline --fact 40
+	$(PY) -m gui --demo --screenshot docs/screenshots/graph.png --pane graph --entity Kazan --steps "<located_in <works_at"
+	$(PY) -m gui --demo --screenshot docs/screenshots/plans.png --pane plans --dry-run gc
+	$(PY) -m gui --demo --screenshot docs/screenshots/contradictions.png --pane contradictions
+	$(PY) -m gui --demo --screenshot docs/screenshots/profile.png --pane profile --session demo-1 --query "Ferrite ingest"
+	$(PY) -m gui --demo --screenshot docs/screenshots/journal.png --pane journal
 
 test: $(STAMP)
 	$(PY) -m pytest

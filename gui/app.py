@@ -36,6 +36,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--screenshot", metavar="OUT.png", type=Path, help="render one pane offscreen, save it, exit")
     p.add_argument("--pane", choices=PANES, default="search", help="pane for --screenshot (default: search)")
     p.add_argument("--plan", type=int, help="plan to show in the plans pane (with --screenshot)")
+    p.add_argument("--dry-run", choices=("gc", "consolidate", "distill"), dest="dry_run",
+                   help="start this dry run in the plans pane (with --screenshot)")
     p.add_argument("--entity", help="entity to find in the graph pane (with --screenshot)")
     p.add_argument("--session", help="session id whose snapshot to show in the profile pane (with --screenshot)")
     p.add_argument("--steps", help="path query steps from --entity, e.g. '<located_in <works_at'")
@@ -106,6 +108,8 @@ def _screenshot(app: QApplication, window: MainWindow, args: argparse.Namespace,
             window.timeline.show_fact(args.fact)
         if args.plan is not None:
             window.plans.refresh(args.plan)
+        if args.dry_run:
+            window.plans.start_pass(args.dry_run)
         if args.pane == "profile":
             window.profile.query.setText(args.query)
             if args.session:
