@@ -12,6 +12,7 @@ from PySide6.QtCore import QMimeData, QPoint, QSettings, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication
 
+from engine import Memory, Settings
 from gui.main_window import PANES, WELCOME, MainWindow
 
 from .conftest import WAIT_MS, open_file, settle
@@ -160,3 +161,37 @@ def test_window_state_and_recent_files_are_remembered(qtbot, session, demo_copy,
     assert second.files.recent() == [str(demo_copy)]
     assert second.size() == size
     assert second.welcome.recent.count() == 1
+
+
+def test_a_file_from_a_newer_memlens_gets_a_dialog(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    import sqlite3
+
+    newer = tmp_path / "newer.sqlite"
+    newer.write_bytes(demo_copy.read_bytes())
+    with sqlite3.connect(newer) as db:
+        db.execute("PRAGMA user_version = 999")
+    open_file(qtbot, window, demo_copy)
+    with qtbot.waitSignal(window.session.open_failed, timeout=WAIT_MS) as failed:
+        window.session.open(newer)
+    assert "newer" in failed.args[1]
+    assert window.files.last_message.isVisible() and window.session.path == demo_copy
+
+
+def test_a_file_locked_by_another_writer_reads_fine_and_a_write_says_so(qtbot, window, demo_copy) -> None:
+    import sqlite3
+
+    holder = sqlite3.connect(demo_copy, isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a long write
+    try:
+        open_file(qtbot, window, demo_copy)  # WAL: readers are not blocked
+        window.inspector.show_fact(40)
+        qtbot.waitUntil(lambda: window.inspector.details is not None, timeout=WAIT_MS)
+        window.inspector.buttons["archive"].click()
+        window.inspector.prompt.setTextValue("while locked")
+        window.inspector.prompt.accept()
+        qtbot.waitUntil(lambda: "lock" in window.inspector.message.text().lower(), timeout=WAIT_MS)
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        assert memory.facts([40])[40].status == "active" and not memory.plans()[0].kind == "curate"
