@@ -60,7 +60,7 @@ class FileActions(QObject):
 
         def fill(memory: Memory, progress: Progress) -> None:
             progress.report(0)
-            memory.import_file(source)
+            memory.import_file(source, progress=progress.report)
             for name in ("MEMORY.md", "USER.md"):
                 memory.save_profile(name, resource_path("demo", name).read_text(encoding="utf-8"), "absent")
 
@@ -102,8 +102,10 @@ class FileActions(QObject):
         if not self.session.is_open:
             self.message("No memory open", "Open or create a memory file first, then import into it.")
             return
-        propose(self.session, self.window, f"Import {path.name}", lambda m: m.import_file(path, dry_run=True),
-                self._watch, on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"))
+        propose(self.session, self.window, f"Import {path.name}",
+                lambda m, progress: m.import_file(path, dry_run=True, progress=progress.report),
+                self._watch, on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"),
+                with_progress=True)
 
     def _watch(self, review: PlanReview) -> None:
         self.last_review = review

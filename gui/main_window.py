@@ -123,7 +123,7 @@ class MainWindow(QMainWindow):
         s.closed.connect(self._update_status)
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
         s.runner.busy_changed.connect(self._busy)
-        s.runner.progress.connect(lambda label, _d, _t: self.busy_label.setText(label))
+        s.runner.progress.connect(self._progress)
         self.welcome.chosen.connect(self._welcome_choice)
         self.search.searched.connect(lambda _rows: s.warm_up())
         self.search.fact_selected.connect(self._show_fact)
@@ -214,11 +214,17 @@ class MainWindow(QMainWindow):
         if stats.get("facts", 0) and self.stack.currentIndex() == WELCOME:
             self.stack.setCurrentIndex(PANES)
 
+    def _progress(self, label: str, done: int, total: int) -> None:
+        self.busy_label.setText(f"{label} {done:,}/{total:,}" if total else label)
+        self.busy.setRange(0, total)  # (0, 0) is Qt's "busy, length unknown"
+        self.busy.setValue(done)
+
     def _busy(self, busy: bool) -> None:
         self.busy.setVisible(busy)
         self.cancel.setVisible(busy)
         if not busy:
             self.busy_label.setText("")
+            self.busy.setRange(0, 0)
 
     def _fill_recent(self) -> None:
         self.recent_menu.clear()

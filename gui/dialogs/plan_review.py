@@ -99,9 +99,9 @@ class PlanReview(QDialog):
         super().reject()
 
 
-def propose(session: Session, parent: QWidget, title: str, make_plan: Callable[[Memory], Plan],
+def propose(session: Session, parent: QWidget, title: str, make_plan: Callable[..., Plan],
             on_review: Callable[[PlanReview], Any] | None = None,
-            on_error: Callable[[str], Any] | None = None) -> None:
+            on_error: Callable[[str], Any] | None = None, with_progress: bool = False) -> None:
     """Build a draft plan off the UI thread, then open its review (non-modal, so tests can drive it)."""
     def show(plan: Plan) -> None:
         review = PlanReview(session, plan, title, parent)
@@ -110,4 +110,4 @@ def propose(session: Session, parent: QWidget, title: str, make_plan: Callable[[
             on_review(review)
         review.open()
 
-    session.call(make_plan, show, label=title, on_error=on_error)
+    session.call(make_plan, show, label=title, on_error=on_error, with_progress=with_progress)

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
                                QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
-from engine import Memory, Plan, PlanSummary, format_time
+from engine import Plan, PlanSummary, format_time
 
 from ..dialogs.absorb import AbsorbDialog
 from ..models.plan_items import PlanItemsModel, item_text
@@ -306,11 +306,13 @@ class PlansPane(QWidget):
     def _absorb(self, dialog: AbsorbDialog) -> None:
         path, lines, defaults = dialog.file, dialog.lines(), dialog.defaults()
         if path is not None:
-            self._run("Absorb", lambda m: m.import_file(path, dry_run=True, defaults=defaults))
+            self._run("Absorb", lambda m, p: m.import_file(path, dry_run=True, defaults=defaults, progress=p.report),
+                      with_progress=True)
         else:
-            self._run("Absorb", lambda m: m.absorb(lines, dry_run=True, defaults=defaults))
+            self._run("Absorb", lambda m, p: m.absorb(lines, dry_run=True, defaults=defaults, progress=p.report),
+                      with_progress=True)
 
-    def _run(self, title: str, work: Callable[[Memory], Plan | None]) -> None:
+    def _run(self, title: str, work: Callable[..., Plan | None], with_progress: bool = False) -> None:
         self.message.setText(f"{title}: planning…")
 
         def done(plan: Plan | None) -> None:
@@ -325,8 +327,8 @@ class PlansPane(QWidget):
             self.refresh(plan.id)
 
         # A dry run writes only its draft plan, so no other pane needs to refresh.
-        self.session.call(work, done, label=f"{title} (dry run)", on_error=lambda msg: self.message.setText(
-            f"⚠ {title}: {msg}"))
+        self.session.call(work, done, label=f"{title} (dry run)", with_progress=with_progress,
+                          on_error=lambda msg: self.message.setText(f"⚠ {title}: {msg}"))
 
 
 def _escape(text: str) -> str:

@@ -77,3 +77,4 @@ def test_browse_lists_newest_first_and_filters(memory: Memory, clock) -> None:
     hits = memory.describe(every)
     assert [h.fact.id for h in hits] == every
     assert math.isnan(hits[0].score) and 0 < hits[0].effective_confidence <= 1
+

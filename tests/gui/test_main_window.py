@@ -195,3 +195,23 @@ def test_a_file_locked_by_another_writer_reads_fine_and_a_write_says_so(qtbot, w
         holder.close()
     with Memory(demo_copy, Settings(), create=False) as memory:
         assert memory.facts([40])[40].status == "active" and not memory.plans()[0].kind == "curate"
+
+
+def test_a_long_import_shows_progress_and_cancel_leaves_no_plan(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    big = tmp_path / "big.jsonl"
+    big.write_text("\n".join(json.dumps({"text": f"Robot {n} of the NW-7 fleet reported battery wear level {n % 97} "
+                                                 f"in the weekly maintenance check."}) for n in range(400)),
+                   encoding="utf-8")
+    plans_before = window.session.stats["plans"]
+    seen = []
+    window.session.runner.progress.connect(lambda label, done, total: seen.append((done, total)))
+    window.files.import_file(big)
+    qtbot.waitUntil(lambda: any(done > 0 for done, _t in seen), timeout=WAIT_MS)
+    assert window.cancel.isVisible() and "/400" in window.busy_label.text()
+    window.cancel.click()
+    settle(qtbot, window)
+    assert window.files.last_review is None
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        assert memory.stats()["plans"] == plans_before
