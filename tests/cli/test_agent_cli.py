@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import io
 import json
 import os
 import subprocess
@@ -13,25 +12,10 @@ from pathlib import Path
 import httpx
 import pytest
 
-from engine.cli.main import main
 from tests.api.conftest import free_port
 
-NOW = ["--now", "2026-11-30T12:00:00Z"]
+from .conftest import NOW
 ROOT = Path(__file__).resolve().parents[2]
-
-
-@pytest.fixture
-def run(db_path: Path, capsys: pytest.CaptureFixture, monkeypatch: pytest.MonkeyPatch):
-    def invoke(*args: str, stdin: bytes | None = None) -> tuple[int, str, str]:
-        if stdin is not None:
-            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
-        try:
-            code = main(["--db", str(db_path), *NOW, *args])
-        except SystemExit as exit_:
-            code = exit_.code
-        out, err = capsys.readouterr()
-        return code, out, err
-    return invoke
 
 
 def test_snapshot_prints_the_same_bytes_for_a_session(run) -> None:

@@ -13,21 +13,8 @@ import pytest
 
 from engine.cli.main import main
 
-NOW = ["--now", "2026-11-30T12:00:00Z"]
+from .conftest import NOW
 FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "QWERTYZ"
-
-
-@pytest.fixture
-def run(db_path: Path, capsys: pytest.CaptureFixture):
-    """Run ``memlens --db <tmp> --now <fixed> ARGS``; returns (exit code, stdout, stderr)."""
-    def invoke(*args: str) -> tuple[int, str, str]:
-        try:
-            code = main(["--db", str(db_path), *NOW, *args])
-        except SystemExit as exit_:
-            code = exit_.code
-        out, err = capsys.readouterr()
-        return code, out, err
-    return invoke
 
 
 def _jsonl(path: Path, lines: list) -> Path:

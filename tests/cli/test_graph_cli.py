@@ -7,9 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.main import main
-
-NOW = ["--now", "2026-11-30T12:00:00Z"]
+from .conftest import Run
 LINES = [
     {"text": "Ivan Petrov works at Northwind Robotics as a firmware engineer on the arm team.",
      "entities": [{"name": "Ivan Petrov", "type": "person"}, {"name": "Northwind Robotics", "type": "company"}],
@@ -25,19 +23,12 @@ LINES = [
 
 
 @pytest.fixture
-def run(db_path: Path, capsys: pytest.CaptureFixture, tmp_path: Path):
+def run(run: Run, tmp_path: Path) -> Run:
+    """The CLI's ``run`` on a memory holding LINES."""
     source = tmp_path / "graph.jsonl"
     source.write_text("".join(json.dumps(line) + "\n" for line in LINES), encoding="utf-8")
-
-    def invoke(*args: str) -> tuple[int, str, str]:
-        try:
-            code = main(["--db", str(db_path), *NOW, *args])
-        except SystemExit as exit_:
-            code = exit_.code
-        out, err = capsys.readouterr()
-        return code, out, err
-    assert invoke("absorb", "--file", str(source))[0] == 0
-    return invoke
+    assert run("absorb", "--file", str(source))[0] == 0
+    return run
 
 
 def test_who_works_at_companies_in_kazan(run) -> None:

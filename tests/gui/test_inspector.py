@@ -17,6 +17,14 @@ def _inspect(qtbot, window, fact_id: int) -> None:
                     timeout=WAIT_MS)
 
 
+def _prompt_review(qtbot, window, action: str, answer: str) -> object:
+    """Press an action button, answer its one-line prompt, and return the plan review it opens."""
+    window.inspector.buttons[action].click()
+    prompt = window.inspector.prompt
+    prompt.setTextValue(answer)
+    return _review(qtbot, window, prompt.accept)
+
+
 def _review(qtbot, window, click) -> object:
     with qtbot.waitSignal(window.inspector.review_opened, timeout=WAIT_MS) as opened:
         click()
@@ -66,10 +74,7 @@ def test_new_version_goes_through_a_plan_and_supersedes(qtbot, window, demo_copy
 def test_archive_and_discard_leave_the_fact_as_it_was(qtbot, window, demo_copy) -> None:
     open_file(qtbot, window, demo_copy)
     _inspect(qtbot, window, HELIX)
-    window.inspector.buttons["archive"].click()
-    prompt = window.inspector.prompt
-    prompt.setTextValue("testing the discard path")
-    review = _review(qtbot, window, prompt.accept)
+    review = _prompt_review(qtbot, window, "archive", "testing the discard path")
     assert [it.outcome for it in review.plan.items] == ["archive"]
     review.discard_button.click()
     settle(qtbot, window)
@@ -81,10 +86,7 @@ def test_archive_and_discard_leave_the_fact_as_it_was(qtbot, window, demo_copy) 
 def test_tags_change_is_applied_and_journaled(qtbot, window, demo_copy) -> None:
     open_file(qtbot, window, demo_copy)
     _inspect(qtbot, window, HELIX)
-    window.inspector.buttons["tags"].click()
-    prompt = window.inspector.prompt
-    prompt.setTextValue("editor, favourite")
-    review = _review(qtbot, window, prompt.accept)
+    review = _prompt_review(qtbot, window, "tags", "editor, favourite")
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
     qtbot.waitUntil(lambda: window.inspector.details.fact.tags == ["editor", "favourite"], timeout=WAIT_MS)
