@@ -15,6 +15,7 @@ from .errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError,
 from .history import MODES as READ_MODES
 from .history import Reading
 from .memory import Memory
+from .importers import IMPORT_FORMATS
 from .profile import Profile, ProfileFile, ProfileVersion
 from .snapshot import Snapshot
 from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
@@ -38,4 +39,5 @@ __all__ = [
     "fixed_clock", "system_clock", "parse_time", "format_time",
     "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
+    "IMPORT_FORMATS",
 ]

@@ -27,6 +27,7 @@ from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_pla
 from .records import Fact, JournalEntry, fact_columns, load_facts, read_journal
 from .search import Hit, Searcher, SearchFilters
 from .memory_graph import GraphMethods
+from .memory_import import ImportMethods
 from .memory_llm import LLMMethods
 from .memory_plans import PlanMethods
 from .memory_profile import ProfileMethods
@@ -40,7 +41,7 @@ PROGRESS_BATCH = 64  # texts embedded between progress reports (~0.15 s on two c
 Progress = Callable[[int, int], None]  # plans refused because another process wrote meanwhile are re-made
 
 
-class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods):
+class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethods):
     """An open memory file. Use as a context manager, or call ``close()``."""
 
     def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,

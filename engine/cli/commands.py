@@ -212,5 +212,10 @@ def import_(ctx: Context, args: argparse.Namespace) -> int:
     if args.path == "-":
         raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
     with ctx.open(create=True) as memory:
-        plan = memory.import_file(path, dry_run=args.dry_run)
-    return _report_plan(plan, args.json, args.dry_run)
+        plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile)
+    code = _report_plan(plan, args.json, args.dry_run)
+    if args.as_profile:  # on stderr, so --json output stays one JSON document
+        print("profile: unchanged (dry run)" if args.dry_run else
+              "profile: the imported MEMORY.md / USER.md are now this memory's profile (memlens profile show)",
+              file=sys.stderr)
+    return code

@@ -17,6 +17,7 @@ from ..config import load_settings
 from ..decay import KINDS, SCOPES, STATUSES
 from ..errors import MemLensError
 from ..history import MODES
+from ..importers import IMPORT_FORMATS
 from ..paths import config_path_for, default_memory_path
 from . import commands
 from .agent import add_agent
@@ -118,17 +119,36 @@ def _add_transfer(sub: argparse._SubParsersAction) -> None:
                        description="Export all facts (every status) and edges as JSONL; '-' for stdout.")
     p.add_argument("path", help="output file, or - for stdout")
     p.set_defaults(run=commands.export)
-    p = sub.add_parser("import", help="restore a MemLens export, or absorb any other JSONL",
-                       description="Import JSONL: an export is restored (statuses, edges and times kept) as a plan; "
-                                   "other JSONL goes through absorb.")
-    p.add_argument("path", help="JSONL file")
+    p = sub.add_parser("import", help="bring in a MemLens export, JSONL, Hermes, mem0 or Markdown memories",
+                       description="Import memories as a plan. jsonl (the default): a MemLens export is restored "
+                                   "(statuses, edges and times kept), other JSONL goes through absorb. hermes "
+                                   "(MEMORY.md / USER.md, or their folder), mem0 (get_all JSON) and markdown (a "
+                                   "folder of notes) go through absorb, keeping original times and ids as source. "
+                                   "A bad entry is one rejected item; the rest go on.")
+    p.add_argument("path", help="the file (or, for hermes and markdown, the folder) to import")
+    p.add_argument("--from", dest="fmt", choices=IMPORT_FORMATS, default="jsonl",
+                   help="the format of PATH (default jsonl)")
+    p.add_argument("--as-profile", action="store_true",
+                   help="hermes only: also make the files this memory's MEMORY.md / USER.md (never over other text)")
     p.add_argument("--dry-run", action="store_true", help="store the plan as a draft and write nothing else")
     p.add_argument("--json", action="store_true", help="print the plan as JSON")
     p.set_defaults(run=commands.import_)
 
 
+EPILOG = """\
+Every write is a plan: --dry-run stores it as a draft to review ('memlens plan show ID')
+and apply ('memlens plan apply ID'). --json prints machine-readable output.
+
+Environment: MEMLENS_DB is the default memory file (else memory.sqlite in the user data
+dir); memlens.toml is read beside the memory file, else in the user config dir.
+Exit codes: 0 success, 1 a user-facing error (one line on stderr), 2 a usage error.
+See 'memlens COMMAND --help' for each command's options.
+"""
+
+
 def build_parser() -> Parser:
-    parser = Parser(prog="memlens", description="MemLens: an agent's long-term memory in one SQLite file.")
+    parser = Parser(prog="memlens", description="MemLens: an agent's long-term memory in one SQLite file.",
+                    epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--db", type=Path, help="memory file (default: $MEMLENS_DB, else memory.sqlite in the "
                                                 "user data dir)")
     parser.add_argument("--config", type=Path, help="memlens.toml (default: beside the memory file, else the "

@@ -1,0 +1,72 @@
+"""``memlens import --from FORMAT PATH``: the formats end to end, dry run, exit codes and messages."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "QWERTYZ"
+
+
+def _count(db: Path, table: str = "facts") -> int:
+    return sqlite3.connect(db).execute(f"SELECT count(*) FROM {table}").fetchone()[0]
+
+
+def test_mem0_dry_run_json_reports_rejections_and_writes_only_the_plan(run, db_path: Path, tmp_path: Path) -> None:
+    path = tmp_path / "mem0.json"
+    path.write_text(json.dumps([
+        {"id": "m1", "memory": "Alice prefers green tea over coffee in the morning before work.",
+         "user_id": "alice", "created_at": "2024-07-20T01:21:41-07:00"},
+        {"id": "m2", "user_id": "alice"},
+        {"id": "m3", "memory": f"The mirror deploy key is {FAKE_AWS_KEY} for the nightly sync."},
+    ]), encoding="utf-8")
+    code, out, err = run("import", "--from", "mem0", str(path), "--dry-run", "--json")
+    plan = json.loads(out)
+    assert code == 1 and plan["applied"] is False and plan["counts"] == {"new": 1, "rejected": 2}
+    assert "item 1 rejected: mem0 entry 2: no 'memory' text" in err and FAKE_AWS_KEY not in out + err
+    assert _count(db_path) == 0 and _count(db_path, "journal") == 0 and _count(db_path, "plans") == 1
+    assert run("plan", "apply", str(plan["plan_id"]))[0] == 0
+    code, out, _ = run("search", "green tea", "--json")
+    hit = json.loads(out)["results"][0]
+    assert hit["sources"] == ["mem0:m1"] and hit["scope"] == "user" and hit["created_at"] == "2024-07-20T08:21:41Z"
+
+
+def test_hermes_and_markdown_folders(run, db_path: Path, tmp_path: Path) -> None:
+    hermes = tmp_path / "memories"
+    hermes.mkdir()
+    (hermes / "USER.md").write_text("The user prefers dark mode in every editor they use.\n§\n"
+                                    "The user lives in Kazan and works at Northwind Robotics.", encoding="utf-8")
+    code, out, err = run("import", "--from", "hermes", str(hermes), "--as-profile")
+    assert code == 0 and "2 items: 2 new" in out and "profile" in err
+    assert (db_path.parent / "USER.md").read_text(encoding="utf-8") == (hermes / "USER.md").read_text(encoding="utf-8")
+    notes = tmp_path / "notes"
+    notes.mkdir()
+    (notes / "a.md").write_text("# Team\n\n- Maya leads the backend team and reviews schema changes.\n"
+                                "- The user lives in Kazan and works at Northwind Robotics.\n", encoding="utf-8")
+    code, out, _ = run("import", "--from", "markdown", str(notes), "--json")
+    outcomes = [it["outcome"] for it in json.loads(out)["items"]]
+    assert code == 0 and outcomes == ["new", "duplicate"]  # the Hermes fact is reinforced, not copied
+    assert _count(db_path) == 3
+
+
+def test_plain_import_is_still_jsonl(run, db_path: Path, tmp_path: Path) -> None:
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"text": "The staging cluster runs three replicas of the ingest service."}) + "\n",
+                    encoding="utf-8")
+    code, out, _ = run("import", str(path), "--json")
+    assert code == 0 and json.loads(out)["counts"] == {"new": 1} and _count(db_path) == 1
+
+
+def test_bad_format_file_and_option_errors(run, db_path: Path, tmp_path: Path) -> None:
+    code, _, err = run("import", "--from", "letta", str(tmp_path))
+    assert code == 2 and "invalid choice: 'letta'" in err
+    path = tmp_path / "mem0.json"
+    path.write_text("{not json", encoding="utf-8")
+    code, out, err = run("import", "--from", "mem0", str(path))
+    assert code == 1 and out == "" and len(err.strip().splitlines()) == 1 and "not valid JSON" in err
+    code, _, err = run("import", "--from", "markdown", str(tmp_path / "nowhere"))
+    assert code == 1 and "no such file or folder" in err
+    code, _, err = run("import", "--from", "jsonl", str(path), "--as-profile")
+    assert code == 1 and "needs format hermes" in err
+    assert _count(db_path, "plans") == 0
