@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine import Memory, resource_path
 
+from .dialogs.import_dialog import ImportDialog
 from .dialogs.plan_review import PlanReview, propose
 from .ops import Progress
 from .session import Session
@@ -32,6 +33,7 @@ class FileActions(QObject):
         self._demo_dirs: list[tempfile.TemporaryDirectory] = []
         self.last_review: PlanReview | None = None
         self.last_message: QMessageBox | None = None
+        self.last_prompt: QWidget | None = None
         session.opened.connect(lambda _stats: self._remember(session.path))
         session.open_failed.connect(self._open_failed)
 
@@ -94,16 +96,18 @@ class FileActions(QObject):
         if not self.session.is_open:
             self.message("No memory open", "Open or create a memory file first, then import into it.")
             return
-        path, _ = QFileDialog.getOpenFileName(self.window, "Import JSONL", self._folder(), JSONL_FILTER)
-        if path:
-            self.import_file(Path(path))
+        dialog = ImportDialog(self.window, Path(self._folder()))
+        dialog.accepted.connect(lambda: self.import_file(dialog.chosen()[1], dialog.chosen()[0]))
+        self.last_prompt = dialog
+        dialog.open()
 
-    def import_file(self, path: Path) -> None:
+    def import_file(self, path: Path, fmt: str = "jsonl") -> None:
+        """A dry-run plan of the import, shown for review; nothing is written before Apply."""
         if not self.session.is_open:
             self.message("No memory open", "Open or create a memory file first, then import into it.")
             return
-        propose(self.session, self.window, f"Import {path.name}",
-                lambda m, progress: m.import_file(path, dry_run=True, progress=progress.report),
+        propose(self.session, self.window, f"Import {path.name} ({fmt})",
+                lambda m, progress: m.import_from(fmt, path, dry_run=True, progress=progress.report),
                 self._watch, on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"),
                 with_progress=True)
 

@@ -102,7 +102,7 @@ class MainWindow(QMainWindow):
         self.recent_menu.aboutToShow.connect(self._fill_recent)
         self._action(file_menu, "Open &Demo Memory", self.files.open_demo, None, "demo")
         file_menu.addSeparator()
-        self.import_action = self._action(file_menu, "&Import JSONL…", self.files.import_dialog, "Ctrl+I", "import")
+        self.import_action = self._action(file_menu, "&Import…", self.files.import_dialog, "Ctrl+I", "import")
         self.export_action = self._action(file_menu, "&Export JSONL…", self.files.export_dialog, "Ctrl+E", "export")
         file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)

@@ -13,7 +13,8 @@ from ..resources import icon
 
 CHOICES = (("open", "Open…", "open", "Open an existing memory file (.sqlite)"),
            ("new", "New…", "new", "Create an empty memory file"),
-           ("import", "Import JSONL…", "import", "Bring facts in from a JSONL file (you approve a plan first)"),
+           ("import", "Import JSONL…", "import", "Bring facts in from JSONL, Hermes, mem0 or Markdown notes "
+                                                 "(you approve a plan first)"),
            ("demo", "Open demo memory", "demo", "A sample memory in a temporary file; your own file is untouched"))
 
 

@@ -215,3 +215,26 @@ def test_a_long_import_shows_progress_and_cancel_leaves_no_plan(qtbot, window, d
     assert window.files.last_review is None
     with Memory(demo_copy, Settings(), create=False) as memory:
         assert memory.stats()["plans"] == plans_before
+
+
+def test_import_dialog_takes_other_tools_formats(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    dump = tmp_path / "mem0.json"
+    dump.write_text(json.dumps([
+        {"id": "m-1", "memory": "Maya's team rotates the Ferrite on-call duty every Monday at 09:00 Kazan time.",
+         "created_at": "2026-03-02T09:00:00Z", "user_id": "maya"},
+        {"id": "m-2", "memory": ""}]), encoding="utf-8")
+    window.files.import_dialog()
+    dialog = window.files.last_prompt
+    dialog.format.setCurrentText("mem0")
+    dialog.path.setText(str(tmp_path / "missing.json"))
+    dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    assert "nothing at" in dialog.note.text() and dialog.isVisible()
+    dialog.path.setText(str(dump))
+    dialog.buttons.button(dialog.buttons.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: window.files.last_review is not None, timeout=WAIT_MS)
+    items = window.files.last_review.plan.items
+    assert [it.outcome for it in items].count("rejected") == 1 and len(items) == 2
+    kept = next(it for it in items if it.outcome != "rejected")
+    assert kept.incoming["source"] == "mem0:m-1" and kept.incoming["scope"] == "user"
