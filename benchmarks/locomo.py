@@ -10,6 +10,7 @@ scored with the data set's own ``score_recall.py``.
 The data is read from ``../shared/eval/locomo/`` and never copied here.
 
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
+                                [--context-weight 0,0.2] [--budget 0,500]   (comma lists sweep)
 """
 
 from __future__ import annotations
@@ -99,7 +100,9 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
         "settings": {"freshness_floor": settings.memory.freshness_floor,
                      "freshness_rate": settings.memory.freshness_rate,
                      "candidate_pool": settings.memory.candidate_pool,
-                     "cosine_weight": settings.memory.cosine_weight},
+                     "cosine_weight": settings.memory.cosine_weight,
+                     "context_weight": settings.memory.context_weight,
+                     "text_match_budget": settings.memory.text_match_budget},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
         "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3),
         "search_ms_p50": round(statistics.median(search_ms), 3),
@@ -156,6 +159,8 @@ def main() -> None:
     parser.add_argument("--rate", type=_floats, default=[defaults.freshness_rate])
     parser.add_argument("--pool", type=_floats, default=[defaults.candidate_pool])
     parser.add_argument("--cosine-weight", type=_floats, default=[defaults.cosine_weight])
+    parser.add_argument("--context-weight", type=_floats, default=[defaults.context_weight])
+    parser.add_argument("--budget", type=_floats, default=[defaults.text_match_budget], help="text_match_budget")
     parser.add_argument("--top-k", type=int, default=10)
     args = parser.parse_args()
     if not (EVAL_DIR / "turns.jsonl").is_file():
@@ -163,8 +168,10 @@ def main() -> None:
         return
     variants = [replace(Settings(), memory=replace(defaults, freshness_floor=f, freshness_rate=r,
                                                    candidate_pool=int(p), cosine_weight=w,
-                                                   bm25_weight=round(1 - w, 4)))
-                for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight]
+                                                   bm25_weight=round(1 - w, 4), context_weight=c,
+                                                   text_match_budget=int(b)))
+                for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
+                for c in args.context_weight for b in args.budget]
     for result in evaluate_many(variants, args.top_k):
         print(json.dumps(result["settings"]))
         for label, value in result["summary_rows"]:

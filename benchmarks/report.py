@@ -121,10 +121,10 @@ def table(result: dict[str, Any]) -> str:
     widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
     lines = ["  ".join(c.ljust(w) if i == 0 else c.rjust(w) for i, (c, w) in enumerate(zip(r, widths))) for r in rows]
     lines.insert(1, "-" * len(lines[0]))
-    check = result["correctness"]
-    lines.append(f"top-10 agreement with the reference at {check['size']:,}: {check['agree']}/{check['queries']} "
-                 f"({check['agree_within_pools']}/{check['queries']} with the engine's candidate pools of "
-                 f"{check['pool']} mimicked)")
+    for check in result.get("correctness_by_size") or [result["correctness"]]:
+        lines.append(f"top-10 agreement with the reference at {check['size']:,}: {check['agree']}/{check['queries']} "
+                     f"({check['agree_within_pools']}/{check['queries']} with the engine's candidate pools of "
+                     f"{check['pool']} mimicked)")
     for label, value in (result.get("locomo") or {}).get("summary_rows", []) or []:
         lines.append(f"{label}: {value}")
     return "\n".join(lines)

@@ -26,7 +26,7 @@ import numpy as np
 
 from engine import Memory, Settings, fixed_clock
 from engine.embeddings import Embedder
-from engine.fts import match_expression
+from engine.fts import TermCounts, match_expression
 from engine.records import content_hash
 
 from .synthetic import NOW, Generator, LookupEmbedder
@@ -210,7 +210,7 @@ class Reference:
     """Hybrid search done the obvious way: every active fact scored, optionally within the engine's pools."""
 
     def __init__(self, db: sqlite3.Connection, model_id: str) -> None:
-        rows = db.execute("SELECT id, embedding, last_reinforced FROM facts WHERE status = 'active' "
+        rows = db.execute("SELECT id, embedding, last_reinforced, plan_id FROM facts WHERE status = 'active' "
                           "AND embedding IS NOT NULL AND embedding_model = ? ORDER BY id", (model_id,)).fetchall()
         self.db, self.limits = db, Settings().memory
         self.ids = np.array([r[0] for r in rows], np.int64)
@@ -218,12 +218,23 @@ class Reference:
         days = np.maximum(0.0, (NOW - np.array([r[2] for r in rows], np.float64)) / 86_400.0)
         self.fresh = np.maximum(self.limits.freshness_floor, 1.0 - self.limits.freshness_rate * days)
         self.row_of = {int(i): k for k, i in enumerate(self.ids)}
+        # Context neighbours: the active facts with the next lower / higher id, absorbed in the same plan.
+        plans = [r[3] for r in rows]
+        pairs = [k for k in range(1, len(rows)) if self.ids[k] == self.ids[k - 1] + 1
+                 and plans[k] is not None and plans[k] == plans[k - 1]]
+        self.before = np.full(len(rows), -1)
+        self.after = np.full(len(rows), -1)
+        self.before[pairs] = np.asarray(pairs, int) - 1
+        self.after[np.asarray(pairs, int) - 1] = pairs
 
     def parts(self, query: str, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine, max-normalised BM25) of every active fact; BM25 is 0 where the text does not match."""
         cosine = (self.matrix @ vector).astype(np.float64)
         text = np.zeros(len(self.ids))
-        expression = match_expression(query)
+        budget = self.limits.text_match_budget
+        # The same query terms as the engine's (the rarest within the budget), counted here afresh.
+        expression = match_expression(query, TermCounts(budget + 1).bind(self.db), budget) if budget > 0 \
+            else match_expression(query)
         if expression is not None:
             rows = self.db.execute("SELECT rowid, bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ?",
                                    (expression,)).fetchall()
@@ -234,25 +245,32 @@ class Reference:
         return cosine, text
 
     def scores(self, cosine: np.ndarray, text: np.ndarray) -> np.ndarray:
+        """Base score plus ``context_weight`` times the better neighbour's base score."""
         w = self.limits
-        return (w.cosine_weight * np.maximum(0.0, cosine) + w.bm25_weight * text) * self.fresh
+        base = (w.cosine_weight * np.maximum(0.0, cosine) + w.bm25_weight * text) * self.fresh
+        padded = np.append(base, 0.0)  # index -1: no neighbour
+        return base + w.context_weight * np.maximum(padded[self.before], padded[self.after])
+
+    def neighbours(self, rows: np.ndarray) -> np.ndarray:
+        near = np.concatenate([self.before[rows], self.after[rows]])
+        return near[near >= 0]
 
     def top(self, query: str, vector: np.ndarray, pooled: bool, k: int = 10) -> list[int]:
-        """Top ``k`` ids over all facts; ``pooled`` mimics the engine's two candidate pools.
+        """Top ``k`` ids over all facts; ``pooled`` mimics the engine's candidate pools.
 
-        Pooled, only the top ``candidate_pool`` facts by cosine and by BM25 are candidates,
-        and a fact outside the BM25 pool gets a BM25 part of 0 even if its text matches.
+        Pooled, only the top ``candidate_pool`` facts by cosine and by BM25, and their
+        context neighbours, are ranked (every fact keeps its true parts).
         """
         cosine, text = self.parts(query, vector)
+        score = self.scores(cosine, text)
         if pooled:
             pool = self.limits.candidate_pool
-            in_text = np.zeros(len(text), bool)
-            in_text[[i for i in np.argsort(-text, kind="stable")[:pool] if text[i] > 0]] = True
-            keep = in_text.copy()
+            keep = np.zeros(len(text), bool)
+            keep[[i for i in np.argsort(-text, kind="stable")[:pool] if text[i] > 0]] = True
             keep[np.argsort(-cosine, kind="stable")[:pool]] = True
-            score = np.where(keep, self.scores(cosine, np.where(in_text, text, 0.0)), -np.inf)
-        else:
-            score = self.scores(cosine, text)
+            if self.limits.context_weight > 0:
+                keep[self.neighbours(np.flatnonzero(keep))] = True
+            score = np.where(keep, score, -np.inf)
         order = np.lexsort((-self.ids, -score))[:k]  # the engine's tie-break: higher id first
         return [int(self.ids[i]) for i in order]
 
@@ -263,7 +281,7 @@ class Reference:
         cosine_rank = int((cosine > cosine[row]).sum()) + 1
         text_rank = int((text > text[row]).sum()) + 1 if text[row] > 0 else None
         if cosine_rank <= pool and (text_rank is None or text_rank > pool):
-            why = f"in the cosine pool, but BM25 rank {text_rank} > {pool}: the engine scores its BM25 part 0"
+            why = f"in the cosine pool, BM25 rank {text_rank} > {pool}: beyond the text matches the engine reads?"
         elif cosine_rank > pool and (text_rank is None or text_rank > pool):
             why = f"outside both pools; freshness {self.fresh[row]:.2f} lifts it into the top 10"
         else:

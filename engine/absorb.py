@@ -21,8 +21,8 @@ from .config import MemorySettings
 from .conflict import conflict_cue
 from .errors import InvalidInput, SecretRejected
 from .plans import INSERTING, PlanItem
-from .records import active_with_triple, candidate_rows, content_hash, stored_by_hash
-from .validation import Incoming, validate
+from .records import active_with_triple, candidate_rows, content_hash, stored_by_hash, stored_texts
+from .validation import Incoming, reject_secrets, validate
 from .vectors import VectorIndex
 
 
@@ -46,20 +46,32 @@ def _richness(item: Incoming) -> tuple[int, int]:
     return (len(item.entities) + len(item.relations) + (item.subject is not None) + len(item.tags), len(item.text))
 
 
-def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[str, Any]) -> tuple[list[PlanItem], list[_Work]]:
-    rejected, work = [], []
+def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[str, Any],
+               db: sqlite3.Connection) -> tuple[list[PlanItem], list[_Work]]:
+    """Checked items; a text stored verbatim skips the text's secret scan (see ``reject_secrets``).
+
+    Only a verbatim match counts: a text equal to a stored one up to case or
+    spacing has its hash but may not be the same to the detector ("AKIA…").
+    """
+    rejected, checked = [], []
     for index, entry in enumerate(raw):
         try:
             if entry.error:
                 raise InvalidInput(entry.error)
-            item = validate(entry.value, limits, defaults)
-        except SecretRejected as err:
-            rejected.append(PlanItem(index, "rejected", "secrets", str(err)))
-            continue
+            item = validate(entry.value, limits, defaults, scan_secrets=False)
         except InvalidInput as err:
             rejected.append(PlanItem(index, "rejected", "validation", str(err)))
             continue
-        work.append(_Work(index, item, content_hash(item.text)))
+        checked.append(_Work(index, item, content_hash(item.text)))
+    stored = stored_texts(db, [w.hash for w in checked]) if checked else set()
+    work = []
+    for w in checked:
+        try:
+            reject_secrets(w.item, text=w.item.text not in stored)
+        except SecretRejected as err:
+            rejected.append(PlanItem(w.index, "rejected", "secrets", str(err)))
+            continue
+        work.append(w)
     return rejected, work
 
 
@@ -130,7 +142,7 @@ class AbsorbPlanner:
         self.classifier = classifier  # the heuristic, or the LLM in front of it (classify_llm)
 
     def plan(self, raw: Sequence[RawItem], defaults: dict[str, Any]) -> tuple[list[PlanItem], dict[int, np.ndarray]]:
-        items, work = _validated(raw, self.limits, defaults)
+        items, work = _validated(raw, self.limits, defaults, self.db)
         merged, work = _merge_identical(work)
         items += merged
         known = stored_by_hash(self.db, [w.hash for w in work])
@@ -164,9 +176,15 @@ class AbsorbPlanner:
         batch_sims = vectors @ vectors.T
         stored = self._stored_candidates(fresh, nearest)
         planned: list[tuple[int, _Work, PlanItem]] = []
+        superseded: tuple[set[int], set[int]] = (set(), set())  # stored fact ids, batch indexes
         items = []
         for row, w in enumerate(fresh):
-            candidates = self._candidates(w, stored[row], [(batch_sims[row, k], o, it) for k, o, it in planned])
+            sims = batch_sims[row].tolist()
+            # Only earlier items close enough, or sharing the triple, can be candidates: filter
+            # here with plain floats instead of building 100 x 100 numpy-scalar tuples.
+            close = [(sims[k], o, it) for k, o, it in planned
+                     if sims[k] >= self.limits.related_threshold or (w.item.subject and same_key(w.item, o.item))]
+            candidates = self._candidates(w, stored[row], close, superseded)
             decision = self.classifier(w.item, candidates, self.limits)
             target = decision.target
             item = PlanItem(w.index, decision.outcome, decision.decided_by, decision.reason,
@@ -179,6 +197,9 @@ class AbsorbPlanner:
             items.append(item)
             if decision.outcome in INSERTING:
                 planned.append((row, w, item))
+            if item.outcome == "supersede":
+                superseded[0].add(item.target_id)
+                superseded[1].add(item.target_index)
         return items
 
     def _stored_candidates(self, fresh: list[_Work], nearest: list[list[tuple[int, float]]]) -> list[list[Candidate]]:
@@ -205,12 +226,11 @@ class AbsorbPlanner:
             found.append(cands)
         return found
 
-    def _candidates(self, w: _Work, stored: list[Candidate],
-                    planned: list[tuple[float, _Work, PlanItem]]) -> list[Candidate]:
+    def _candidates(self, w: _Work, stored: list[Candidate], planned: list[tuple[float, _Work, PlanItem]],
+                    superseded: tuple[set[int], set[int]]) -> list[Candidate]:
         """Stored candidates, minus facts superseded earlier in this batch, plus earlier batch items."""
-        superseded_here = {it.target_id for _, _, it in planned if it.outcome == "supersede"}
+        superseded_here, replaced = superseded
         found = [c for c in stored if c.fact_id not in superseded_here]
-        replaced = {it.target_index for _, _, it in planned if it.outcome == "supersede"}
         for cosine, other, _item in planned:  # oldest first, each inserted in front: the newest ends up first
             if other.index in replaced:
                 continue

@@ -33,11 +33,12 @@ class MemorySettings:
     related_threshold: float = 0.50
     candidates: int = 5
     candidate_pool: int = 200
-    # Query terms are kept rarest first while their summed document frequencies fit this
-    # budget (0: keep every term). A term in most facts adds ~0 to BM25 but FTS5 scores every
-    # row it matches: at 100k facts that was half of a search's time. See engine/fts.py.
-    text_match_budget: int = 2000
-    # A fact also scores this times its best batch neighbour's score (engine/search.py).
+    # Query words and adjacent-word phrases are kept rarest first while their fact counts sum to
+    # at most this (0: keep all). A word in most facts adds ~0 to BM25 but FTS5 scores every row
+    # it matches: at 100k facts that was half of a search's time. No effect on LoCoMo at 250-1000;
+    # 250 is ~1 ms faster per search. See engine/fts.py.
+    text_match_budget: int = 500
+    # A fact also scores this times its best batch neighbour's score (engine/search_context.py).
     # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
     # conversations gain); 0.2 keeps an unrelated neighbour of a strong hit below a real match.
     context_weight: float = 0.2

@@ -4,11 +4,22 @@ User text never reaches ``MATCH`` as syntax: it is split into word tokens,
 each token is emitted as a double-quoted FTS5 string, and the tokens are
 joined with ``OR``. So ``"``, ``AND OR``, ``NEAR(``, ``*`` or
 ``'; DROP TABLE facts; --`` are just words (or nothing) to FTS5.
+
+FTS5 scores every row an ``OR`` query matches, so a query term found in a
+large share of a big store costs milliseconds while adding almost nothing to
+BM25 (its IDF is near zero). With a *match budget*, the query's parts (words
+and adjacent-word phrases) are taken rarest first while their summed document
+counts stay within it; the rest are left to the cosine part of the score. A
+phrase of two common words ("ember portal") is often rare, so it stays when
+its words go. No query ever matches more facts than the budget, which is
+what lets search read every match and give each its true BM25.
 """
 
 from __future__ import annotations
 
 import re
+import sqlite3
+from typing import Callable
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
@@ -42,15 +53,58 @@ def adjacent_pairs(query: str) -> list[str]:
     return list(dict.fromkeys(pairs))[:MAX_TERMS]
 
 
-def match_expression(query: str) -> str | None:
+def within_budget(parts: list[str], frequency: Callable[[str], int], budget: int) -> list[str]:
+    """The rarest parts whose document counts sum to at most ``budget``, in query order (maybe none)."""
+    by_rarity = sorted(range(len(parts)), key=lambda k: (frequency(parts[k]), k))
+    kept, total = [], 0
+    for k in by_rarity:
+        total += frequency(parts[k])
+        if total > budget:
+            break
+        kept.append(k)
+    return [parts[k] for k in sorted(kept)]
+
+
+def match_expression(query: str, frequency: Callable[[str], int] | None = None, budget: int = 0) -> str | None:
     """An FTS5 MATCH string that can never be a syntax error, or None if there is nothing to match.
 
     Terms are OR-ed (a fact need not contain every word of a question), and
     each pair of adjacent content words is OR-ed in again as a phrase, so a
     fact that keeps the question's word order earns the extra BM25 weight
-    (measured on LoCoMo: recall@5 +0.01).
+    (measured on LoCoMo: recall@5 +0.01). Given ``frequency`` (documents per
+    word or phrase) and a positive ``budget``, only the parts ``within_budget``
+    are kept, and None is returned when even the rarest exceeds it.
     """
-    terms = query_terms(query)
-    if not terms:
-        return None
-    return " OR ".join(_quoted(part) for part in [*terms, *adjacent_pairs(query)])
+    parts = [*query_terms(query), *adjacent_pairs(query)]
+    if parts and frequency is not None and budget > 0:
+        parts = within_budget(parts, frequency, budget)
+    return " OR ".join(_quoted(part) for part in parts) if parts else None
+
+
+class TermCounts:
+    """Documents matching each word or phrase, counted up to ``cap`` and cached while no fact is added.
+
+    Facts are never deleted and their text never changes, so the largest fact
+    id identifies the full-text index's content exactly.
+    """
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self._mark: int | None = None
+        self._counts: dict[str, int] = {}
+
+    def bind(self, db: sqlite3.Connection) -> Callable[[str], int]:
+        """A ``frequency`` function for ``match_expression`` over the store as it is now."""
+        mark = db.execute("SELECT coalesce(max(id), 0) FROM facts").fetchone()[0]
+        if mark != self._mark:
+            self._mark, self._counts = mark, {}
+
+        def frequency(term: str) -> int:
+            found = self._counts.get(term)
+            if found is None:
+                found = self._counts[term] = db.execute(
+                    "SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)",
+                    (_quoted(term), self.cap)).fetchone()[0]
+            return found
+
+        return frequency

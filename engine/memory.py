@@ -111,7 +111,8 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
                  "WHERE status = 'active' "
                  "AND embedding_model = ? AND length(embedding) = ?")
         params = (self.model_id, 4 * self._index.dim)
-        total = self._store.db.execute(f"SELECT count(*) FROM ({query})", params).fetchone()[0]
+        # Room for every active fact, counted on the status index: exact would read every row (0.1 s at 100k).
+        total = self._store.db.execute("SELECT count(*) FROM facts WHERE status = 'active'").fetchone()[0]
 
         def chunks() -> Iterator[tuple[list[int], bytes, list[tuple]]]:
             cursor = self._store.db.execute(query, params)

@@ -1,16 +1,19 @@
-"""Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``.
+"""Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
 
 Candidates are the union of the nearest facts by cosine and the best FTS5
 matches (each capped at ``candidate_pool``), restricted first to the facts
 that pass the filters, so a narrow filter never starves the result list.
-Each hit carries its parts so a person can see why it ranked.
+Each hit carries its parts so a person can see why it ranked. The context
+part (``context_weight`` × the best batch neighbour's score, see
+``search_context``) is 0 in the seed's formula, ``context_weight = 0``.
 """
 
 from __future__ import annotations
 
 import sqlite3
+import weakref
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
@@ -18,8 +21,9 @@ from .clock import format_time
 from .config import MemorySettings
 from .decay import STATUSES, age_days, decay_rate, effective_confidence, freshness
 from .errors import InvalidInput
-from .fts import match_expression
+from .fts import TermCounts, match_expression
 from .records import Fact, fact_columns, load_facts
+from .search_context import context_of, lookup, with_neighbours
 from .vectors import VectorIndex
 
 
@@ -81,6 +85,24 @@ def _normalised(rows: list[tuple[int, float]]) -> dict[int, float]:
     return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
 
 
+# Per open memory (its index lives as long as it does): document frequencies of query terms.
+_TERM_COUNTS: weakref.WeakKeyDictionary[VectorIndex, TermCounts] = weakref.WeakKeyDictionary()
+
+
+def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> Callable[[str], int]:
+    counts = _TERM_COUNTS.get(index)
+    if counts is None:
+        counts = _TERM_COUNTS[index] = TermCounts(limits.text_match_budget + 1)
+    return counts.bind(db)
+
+
+def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> str | None:
+    """The FTS5 expression searches use: every term, or the rarest within ``text_match_budget``."""
+    if limits.text_match_budget <= 0:
+        return match_expression(query)
+    return match_expression(query, term_frequency(db, index, limits), limits.text_match_budget)
+
+
 @dataclass
 class Hit:
     fact: Fact
@@ -89,11 +111,13 @@ class Hit:
     bm25: float
     freshness: float
     effective_confidence: float
+    # The best batch neighbour's own score; ``score`` adds it times ``context_weight``.
+    context: float = 0.0
 
     def to_dict(self) -> dict[str, Any]:
         f = self.fact
         return {"id": f.id, "text": f.text, "score": round(self.score, 4), "cosine": round(self.cosine, 4),
-                "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4),
+                "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4), "context": round(self.context, 4),
                 "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
                 "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
                 "created_at": format_time(f.created_at), "sources": f.sources}
@@ -136,7 +160,7 @@ class Searcher:
         return np.asarray(found_ids, np.int64), np.stack(rows)
 
     def _bm25(self, query: str, filters: SearchFilters) -> dict[int, float]:
-        expression = match_expression(query)
+        expression = text_query(query, self.db, self.index, self.limits)
         if expression is None:
             return {}
         where, params = filters.sql()
@@ -167,26 +191,67 @@ class Searcher:
         meta = [(r["last_reinforced"], r["confidence"], decay_rate(r["kind"])) for r in rows.values()]
         return np.fromiter(rows, np.int64, len(rows)), np.asarray(meta, np.float64).reshape(-1, 3)
 
-    def _bm25_active(self, query: str) -> dict[int, float]:
-        """BM25 without a join: FTS5 then orders by rank itself; non-active hits drop out via the index."""
-        expression = match_expression(query)
+    def _bm25_active(self, query: str) -> tuple[np.ndarray, np.ndarray]:
+        """(index rows, BM25 in 0..1) of active text matches, best first; FTS5 orders by rank itself, no join.
+
+        Every match is read (up to ``text_match_budget``, which bounds them anyway),
+        not just the ``candidate_pool`` best: FTS5 scores them all for the ORDER BY
+        regardless, and a cosine candidate or a context neighbour further down the
+        text ranking then gets its true BM25 part instead of 0.
+        """
+        expression = text_query(query, self.db, self.index, self.limits)
         if expression is None:
-            return {}
-        rows = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
-                               "ORDER BY rank LIMIT ?", (expression, 2 * self.limits.candidate_pool)).fetchall()
-        return _normalised([r for r in rows if r[0] in self.index][: self.limits.candidate_pool])
+            return np.zeros(0, np.int64), np.zeros(0)
+        limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
+        found = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
+                                "ORDER BY rank LIMIT ?", (expression, limit)).fetchall()
+        if not found:
+            return np.zeros(0, np.int64), np.zeros(0)
+        ids, ranks = np.asarray(found, np.float64).T
+        rows = self.index.rows_or_missing(ids.astype(np.int64))
+        active = rows >= 0
+        rows, text = rows[active], -ranks[active]
+        return rows, (text / text[0] if len(text) and text[0] > 0 else np.zeros(len(text)))
 
     def _active_candidates(self, query: str, query_vector: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The default path: every candidate is an indexed active fact, so nothing but FTS touches SQLite."""
-        cosines = self.index.cosine(query_vector)
-        pool = min(self.limits.candidate_pool, len(cosines))
-        rows = set(np.argpartition(-cosines, pool - 1)[:pool].tolist()) if pool else set()
-        bm25 = self._bm25_active(query)
-        rows.update(self.index.rows_of(list(bm25)))
-        picked = np.fromiter(rows, np.int64, len(rows))
-        found = self.index.ids[picked]
-        text = np.fromiter((bm25.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
-        return found, cosines[picked].astype(np.float64), text, self.index.meta[picked]
+        """The default path: every candidate is an indexed active fact, so nothing but FTS touches SQLite.
+
+        Cosine candidates are the ``candidate_pool`` nearest rows (exact cosines,
+        see ``VectorIndex.top_cosines``); text matches outside them get their exact
+        cosine too, from one product over just their rows. Returns (rows, cosines,
+        and all text matches' rows and BM25 parts).
+        """
+        rows, cosines = self.index.top_cosines(query_vector, self.limits.candidate_pool)
+        text_rows, text_scores = self._bm25_active(query)
+        extra = np.setdiff1d(text_rows[: self.limits.candidate_pool], rows, assume_unique=True)
+        picked = np.concatenate([rows, extra])
+        cosines = np.concatenate([cosines, self.index.cosine_rows(extra, query_vector)]).astype(np.float64)
+        return picked, cosines, text_rows, text_scores
+
+    def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:
+        """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows."""
+        days = age_days(now, meta[:, 0])
+        fresh = freshness(days, self.limits.freshness_rate, self.limits.freshness_floor)
+        base = (self.limits.cosine_weight * np.maximum(0.0, cos) + self.limits.bm25_weight * text) * fresh
+        return base, fresh, effective_confidence(meta[:, 1], meta[:, 2], days)
+
+    def _active(self, query: str, query_vector: np.ndarray, now: float,
+                top_k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """(rows, cosines, BM25 parts, how many leading rows rank) on the default path, context neighbours added."""
+        rows, cos, text_rows, text_scores = self._active_candidates(query, query_vector)
+        text = lookup(text_rows, text_scores, rows)
+        if self.limits.context_weight <= 0:
+            return rows, cos, text, len(rows)
+
+        def score(new: np.ndarray) -> tuple[np.ndarray, ...]:
+            new_cos = self.index.cosine_rows(new, query_vector).astype(np.float64)
+            new_text = lookup(text_rows, text_scores, new)
+            return new_cos, new_text, self._base(self.index.meta[new], new_cos, new_text, now)[0]
+
+        parts = (cos, text, self._base(self.index.meta[rows], cos, text, now)[0])
+        rows, (cos, text, _), ranked = with_neighbours(self.index, rows, parts, score,
+                                                       self.limits.context_weight, top_k)
+        return rows, cos, text, ranked
 
     def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
         allowed = self._allowed_ids(filters)
@@ -201,22 +266,58 @@ class Searcher:
         text = np.fromiter((bm25.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
         return found, cos, text, meta
 
+    def _scores(self, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float,
+                ranked: int) -> tuple[np.ndarray, ...]:
+        """(base, freshness, effective confidence, context, score); rows past ``ranked`` only lend context."""
+        base, fresh, effective = self._base(meta, cos, text, now)
+        context = context_of(self.index, rows, base) if self.limits.context_weight > 0 else np.zeros(len(rows))
+        score = base + self.limits.context_weight * context
+        score[ranked:] = -1.0
+        return base, fresh, effective, context, score
+
+    def _exact_near_top(self, found: np.ndarray, rows: np.ndarray, cos: np.ndarray, score: np.ndarray,
+                        top_k: int, query_vector: np.ndarray) -> np.ndarray:
+        """``cos`` with float32 cosines, read from SQLite, for every fact that may be in the top k and its neighbours.
+
+        A float16 row's cosine is off by at most ``index.error``, so a score by at
+        most ``(1 + context_weight) · cosine_weight · error``: only facts within
+        twice that of the k-th score can change places with it.
+        """
+        slack = 2 * (1 + self.limits.context_weight) * self.limits.cosine_weight * self.index.error
+        kth = np.sort(score)[-min(top_k, len(score))]
+        near = np.flatnonzero(score >= kth - slack)
+        if self.limits.context_weight > 0:
+            indexed = np.flatnonzero(rows >= 0)
+            around = np.concatenate(self.index.neighbours(rows[near[rows[near] >= 0]]))
+            at = lookup(rows[indexed], indexed + 1.0, around).astype(np.int64) - 1  # -1: not among these rows
+            near = np.union1d(near, at[at >= 0])
+        exact = fact_columns(self.db, found[near].tolist(), "embedding")
+        cos = cos.copy()
+        for k in near:
+            blob = exact[int(found[k])]["embedding"]
+            cos[k] = max(0.0, float(np.frombuffer(blob, dtype=np.float32) @ query_vector))
+        return cos
+
     def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
         if filters.narrows:
             found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
+            rows, ranked = self.index.rows_or_missing(found), len(found)
         else:
-            found, cos, text, meta = self._active_candidates(query, query_vector)
+            # A confidence filter drops hits after scoring, so the k-th best base bounds nothing then.
+            bound = top_k if filters.min_confidence is None else None
+            rows, cos, text, ranked = self._active(query, query_vector, now, bound)
+            found, meta = self.index.ids[rows], self.index.meta[rows]
         if len(found) == 0:
             return []
         cos = np.maximum(0.0, cos)
-        days = age_days(now, meta[:, 0])
-        effective = effective_confidence(meta[:, 1], meta[:, 2], days)
-        fresh = freshness(days, self.limits.freshness_rate, self.limits.freshness_floor)
-        score = (self.limits.cosine_weight * cos + self.limits.bm25_weight * text) * fresh
+        base, fresh, effective, context, score = self._scores(rows, meta, cos, text, now, ranked)
+        if self.index.error > 0:
+            cos = self._exact_near_top(found, rows, cos, score, top_k, query_vector)
+            base, fresh, effective, context, score = self._scores(rows, meta, cos, text, now, ranked)
         if filters.min_confidence is not None:
             score = np.where(effective >= filters.min_confidence, score, -1.0)
         order = np.lexsort((-found, -score))[:top_k]
         order = order[score[order] >= 0]
         facts = load_facts(self.db, found[order].tolist())
         return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
-                    float(effective[k])) for k in order]
+                    float(effective[k]), float(context[k])) for k in order]

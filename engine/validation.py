@@ -134,8 +134,14 @@ def _tags(raw: Any) -> list[str]:
     return list(dict.fromkeys(_short_string(t, "tag").lower() for t in raw if not (isinstance(t, str) and not t.strip())))
 
 
-def _reject_secrets(item: Incoming) -> None:
-    first = first_secret(item.text)
+def reject_secrets(item: Incoming, *, text: bool = True) -> None:
+    """Raise ``SecretRejected`` for a secret in the item's text (unless ``text`` is False) or metadata.
+
+    Absorb passes ``text=False`` only for a text already stored verbatim: it was
+    scanned before it was stored, and re-scanning 100 known facts was a third of
+    the hash fast path. Metadata is always scanned: it is new even when the text is not.
+    """
+    first = first_secret(item.text) if text else None
     if first:
         raise SecretRejected(first.rule, first.start, first.end)
     others = [item.subject, item.predicate, item.object, item.source, item.session_id, *item.tags,
@@ -145,8 +151,9 @@ def _reject_secrets(item: Incoming) -> None:
             raise SecretRejected(hit.rule, hit.start, hit.end)
 
 
-def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None = None) -> Incoming:
-    """Check one incoming item (a dict or a plain string) and reject secrets."""
+def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None = None, *,
+             scan_secrets: bool = True) -> Incoming:
+    """Check one incoming item (a dict or a plain string); reject secrets unless the caller will (``scan_secrets``)."""
     if isinstance(raw, str):
         raw = {"text": raw}
     if not isinstance(raw, dict):
@@ -193,7 +200,8 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
             raise InvalidInput("created_at must be an ISO-8601 string")
     if item.scope == "run" and not item.session_id:
         raise InvalidInput("scope 'run' needs a session id (session_id, or --session)")
-    _reject_secrets(item)
+    if scan_secrets:
+        reject_secrets(item)
     return item
 
 

@@ -277,3 +277,21 @@ def test_ttl_sets_expiry_and_created_at_is_kept(memory: Memory) -> None:
 def test_short_text_gets_a_warning_not_an_error(memory: Memory) -> None:
     item = memory.absorb(["Maya likes tea."]).items[0]
     assert item.outcome == "new" and item.warnings and "characters" in item.warnings[0]
+
+
+KNOWN = "The deploy note says akiaq3zv7t2l9xw4pb6n is the old bucket label for the staging cluster."
+
+
+def test_a_known_text_still_has_its_metadata_scanned(memory: Memory) -> None:
+    memory.absorb([KNOWN])
+    token = "ghp_" + "aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3zA5"
+    plan = memory.absorb([KNOWN, {"text": KNOWN, "source": token}])
+    assert [(it.outcome, it.decided_by) for it in plan.items] == [("duplicate", "hash"), ("rejected", "secrets")]
+    assert token not in plan.items[1].reason
+
+
+def test_same_hash_but_not_verbatim_is_scanned(memory: Memory) -> None:
+    """Dedup ignores case; the secret rules do not: an upper-cased key is a key even if its lower case is stored."""
+    memory.absorb([KNOWN])
+    plan = memory.absorb([KNOWN.replace("akiaq3zv7t2l9xw4pb6n", "AKIAQ3ZV7T2L9XW4PB6N")])
+    assert plan.items[0].outcome == "rejected" and "aws-access-key-id" in plan.items[0].reason

@@ -35,7 +35,7 @@ def test_hits_carry_consistent_score_parts(filled: Memory) -> None:
     hits = filled.search("which colour theme does Maya like", top_k=3)
     top = hits[0]
     assert "dark mode" in top.fact.text
-    expected = (0.7 * top.cosine + 0.3 * top.bm25) * top.freshness
+    expected = (0.7 * top.cosine + 0.3 * top.bm25) * top.freshness + 0.2 * top.context
     assert top.score == pytest.approx(expected)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert 0 <= top.bm25 <= 1 and 0 <= top.cosine <= 1
@@ -114,6 +114,40 @@ def test_phrase_order_is_rewarded(memory: Memory) -> None:
     hits = memory.search("LGBTQ support group", top_k=2)
     assert "support group" in hits[0].fact.text and hits[0].bm25 == pytest.approx(1.0)
     assert hits[1].bm25 < 1.0
+
+
+CONVERSATION = [
+    "Melanie: How did the camping weekend in June go for you and the kids?",
+    "Caroline: It was awesome! We explored nature and roasted marshmallows around the fire.",
+    "Melanie: That sounds lovely. I finally repainted the fence in the back garden.",
+]
+
+
+def test_a_neighbour_of_a_strong_match_gains_context(memory: Memory) -> None:
+    memory.absorb(CONVERSATION)  # one batch: adjacent turns are neighbours
+    memory.absorb(["Roasted marshmallows are a favourite treat at the scout jamboree."])  # a batch alone
+    hits = {h.fact.text: h for h in memory.search("camping trip in June", top_k=4)}
+    answer, lone = hits[CONVERSATION[1]], hits["Roasted marshmallows are a favourite treat at the scout jamboree."]
+    assert answer.context == pytest.approx(hits[CONVERSATION[0]].score - 0.2 * hits[CONVERSATION[0]].context)
+    assert lone.context == 0.0
+    for hit in hits.values():
+        base = (0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness
+        assert hit.score == pytest.approx(base + 0.2 * hit.context)
+
+
+def test_context_weight_zero_is_the_seed_formula(db_path, clock, embedder) -> None:
+    settings = replace(Settings(), memory=replace(Settings().memory, context_weight=0.0))
+    with Memory(db_path, settings, clock=clock, embedder=embedder) as memory:
+        memory.absorb(CONVERSATION)
+        for hit in memory.search("camping trip in June", top_k=3):
+            assert hit.context == 0.0
+            assert hit.score == pytest.approx((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness)
+
+
+def test_filtered_search_scores_context_too(memory: Memory) -> None:
+    memory.absorb([{"text": t, "scope": "user"} for t in CONVERSATION])
+    hits = memory.search("camping trip in June", top_k=3, filters=SearchFilters(scope="user"))
+    assert any(h.context > 0 for h in hits) and {h.fact.scope for h in hits} == {"user"}
 
 
 def test_search_bumps_access_counters(filled: Memory, clock) -> None:
