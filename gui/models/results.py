@@ -38,10 +38,13 @@ def _age(hit: Hit) -> str:
 COLUMNS: list[tuple[str, Callable[[Hit], str], Callable[[Hit], Any], str]] = [
     ("id", lambda h: str(h.fact.id), lambda h: h.fact.id, "The fact's id (never reused)"),
     ("text", lambda h: h.fact.text, lambda h: h.fact.text.casefold(), "The fact; hover for all of it"),
-    ("score", lambda h: _number(h.score), lambda h: h.score, "Final rank: (w·cosine + w·BM25) × freshness"),
+    ("score", lambda h: _number(h.score), lambda h: h.score,
+     "Final rank: (w·cosine + w·BM25) × freshness + w·context"),
     ("cosine", lambda h: _number(h.cosine), lambda h: h.cosine, "Embedding similarity to the query"),
     ("BM25", lambda h: _number(h.bm25), lambda h: h.bm25, "Text match, 1.0 = the best match of this query"),
     ("fresh", lambda h: _number(h.freshness, 2), lambda h: h.freshness, "Freshness factor (age since reinforced)"),
+    ("context", lambda h: _number(h.context) if not math.isnan(h.score) else "—", lambda h: h.context,
+     "Score of the best neighbour absorbed in the same batch (a conversation's next turn)"),
     ("conf", lambda h: _number(h.effective_confidence, 2), lambda h: h.effective_confidence,
      "Effective confidence: confidence decayed since last reinforcement"),
     ("scope", lambda h: h.fact.scope, lambda h: h.fact.scope, "agent, user or run"),
@@ -52,14 +55,15 @@ COLUMNS: list[tuple[str, Callable[[Hit], str], Callable[[Hit], Any], str]] = [
 TEXT_COLUMN = 1
 
 
-def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float) -> str:
+def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, context_weight: float = 0.0) -> str:
     """One line saying why a hit ranked where it did."""
     if math.isnan(hit.score):
         return (f"#{rank} · fact {hit.fact.id} · no query: listed newest first · "
                 f"freshness {hit.freshness:.2f} · effective confidence {hit.effective_confidence:.2f}")
     blend = cosine_weight * hit.cosine + bm25_weight * hit.bm25
-    return (f"#{rank} · fact {hit.fact.id} · {cosine_weight:g}×cosine {hit.cosine:.3f} + {bm25_weight:g}×BM25 "
-            f"{hit.bm25:.3f} = {blend:.3f}, × freshness {hit.freshness:.2f} = score {hit.score:.3f}")
+    context = (f" + {context_weight:g}×context {hit.context:.3f}" if context_weight and hit.context else "")
+    return (f"#{rank} · fact {hit.fact.id} · ({cosine_weight:g}×cosine {hit.cosine:.3f} + {bm25_weight:g}×BM25 "
+            f"{hit.bm25:.3f} = {blend:.3f}) × freshness {hit.freshness:.2f}{context} = score {hit.score:.3f}")
 
 
 class ResultsModel(QAbstractTableModel):
@@ -131,7 +135,7 @@ class ResultsModel(QAbstractTableModel):
             return " ".join(text.split()) if column == TEXT_COLUMN else text
         if role == Qt.ItemDataRole.ToolTipRole and column == TEXT_COLUMN:
             return f"<p style='white-space:pre-wrap'>{_escape(hit.fact.text)}</p>"
-        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (TEXT_COLUMN, 7, 8, 9):
+        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (TEXT_COLUMN, 8, 9, 10):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
             return hit.fact.id

@@ -48,7 +48,7 @@ class SearchPane(QWidget):
         header = self.table.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setSectionResizeMode(TEXT_COLUMN, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((56, 0, 58, 58, 58, 48, 48, 56, 104, 80, 52)):
+        for column, width in enumerate((56, 0, 58, 58, 58, 48, 58, 48, 56, 104, 80, 52)):
             if width:
                 self.table.setColumnWidth(column, width)
         self.status = QLabel(" ")
@@ -140,7 +140,8 @@ class SearchPane(QWidget):
         if hit is None:
             return
         settings = self.session.settings.memory
-        self.explanation.setText(explain(hit, row + 1, settings.cosine_weight, settings.bm25_weight))
+        self.explanation.setText(explain(hit, row + 1, settings.cosine_weight, settings.bm25_weight,
+                                         settings.context_weight))
         self.fact_selected.emit(hit.fact.id)
 
     def select_fact(self, fact_id: int) -> bool:

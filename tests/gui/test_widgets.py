@@ -17,6 +17,7 @@ def test_word_diff_marks_removed_and_added_words_and_escapes_html() -> None:
 def test_explanation_adds_up_to_the_score(memory: Memory) -> None:
     memory.absorb(["Maya prefers dark mode in every editor and terminal she uses."])
     hit = memory.search("dark theme", top_k=1)[0]
-    line = explain(hit, 1, 0.7, 0.3)
+    weight = memory.settings.memory.context_weight
+    line = explain(hit, 1, 0.7, 0.3, weight)
     assert f"score {hit.score:.3f}" in line and f"cosine {hit.cosine:.3f}" in line
-    assert abs((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness - hit.score) < 1e-6
+    assert abs((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness + weight * hit.context - hit.score) < 1e-6
