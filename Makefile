@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench screenshots clean
+.PHONY: run test bench screenshots package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,5 +32,23 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) -m benchmarks $(if $(QUICK),--quick,)
 
+# The one-folder desktop build in dist/memlens/ (packaging/memlens.spec), smoke-tested offscreen.
+PACKAGE_STAMP := $(VENV)/.package-stamp
+
+$(PACKAGE_STAMP): $(STAMP) pyproject.toml
+	$(PY) -m pip install --quiet -e '.[package]'
+	touch $(PACKAGE_STAMP)
+
+package: $(PACKAGE_STAMP)
+	rm -rf build/icons
+	$(PY) packaging/render_icons.py build/icons
+	$(PY) -m PyInstaller --noconfirm --log-level WARN --workpath build/pyinstaller --distpath dist packaging/memlens.spec
+	mkdir -p dist/memlens/share/applications dist/memlens/share/metainfo dist/memlens/share/icons
+	cp packaging/memlens.desktop dist/memlens/share/applications/io.memlens.MemLens.desktop
+	cp packaging/io.memlens.MemLens.metainfo.xml dist/memlens/share/metainfo/
+	cp -r build/icons/hicolor dist/memlens/share/icons/
+	$(PY) packaging/smoke_test.py dist/memlens
+	@du -sh dist/memlens
+
 clean:
-	rm -rf $(VENV) .bench build *.egg-info
+	rm -rf $(VENV) .bench build dist *.egg-info

