@@ -7,6 +7,9 @@ signals. Ops that share a ``lane`` (search-as-you-type, fact loading) are
 "latest wins": when a newer op of the lane has been submitted, an older one is
 skipped if it has not started and its result is dropped if it has.
 
+Background refreshes of panes that are not in front use ``BACKGROUND`` priority,
+so they never delay what a person is looking at.
+
 Signals of ``OpRunner``: ``busy_changed(bool)``, ``progress(str, int, int)``
 (label, done, total; total 0 means unknown).
 """
@@ -21,6 +24,9 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
 
 from engine import MemLensError
+
+
+INTERACTIVE, BACKGROUND = 1, -1
 
 
 class Cancelled(Exception):
@@ -106,8 +112,11 @@ class OpRunner(QObject):
 
     def submit(self, fn: Callable[[Progress], Any], on_done: Callable[[Any], None] | None = None, *,
                on_error: Callable[[str], None] | None = None, lane: str | None = None,
-               label: str = "") -> Progress:
-        """Queue ``fn(progress)``; returns its ``Progress`` (call ``cancel`` on the runner with it)."""
+               label: str = "", priority: int = 0) -> Progress:
+        """Queue ``fn(progress)``; returns its ``Progress`` (``cancel_all`` stops it).
+
+        Queued ops run highest ``priority`` first, in submission order within one priority: what a
+        person is waiting for (search, the rows on screen) goes before background refreshes."""
         with self._lock:
             self._generation += 1
             if lane:
@@ -117,7 +126,7 @@ class OpRunner(QObject):
         self._pending.add(op)
         if was_idle:
             self.busy_changed.emit(True)
-        self._pool.start(_Task(self, op))
+        self._pool.start(_Task(self, op), priority)
         return op.progress
 
     def is_stale(self, op: Op) -> bool:

@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine import Memory, MemLensError, Settings, config_path_for, load_settings
 
-from .ops import OpRunner, Progress
+from .ops import BACKGROUND, OpRunner, Progress
 
 
 class Session(QObject):
@@ -87,7 +87,7 @@ class Session(QObject):
         if self._memory is None or self._warm:
             return
         self._warm = True
-        self.call(lambda m: m.warm_up(), label="Loading the model", on_error=lambda _m: None)
+        self.call(lambda m: m.warm_up(), label="Loading the model", on_error=lambda _m: None, priority=BACKGROUND)
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
@@ -98,13 +98,13 @@ class Session(QObject):
 
     def call(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
              lane: str | None = None, label: str = "", on_error: Callable[[str], None] | None = None,
-             with_progress: bool = False) -> Progress | None:
+             with_progress: bool = False, priority: int = 0) -> Progress | None:
         """Run ``fn(memory)`` (or ``fn(memory, progress)``) off the UI thread; None when no file is open."""
         memory = self._memory
         if memory is None:
             return None
         work = (lambda p: fn(memory, p)) if with_progress else (lambda _p: fn(memory))
-        return self.runner.submit(work, on_done, on_error=on_error, lane=lane, label=label)
+        return self.runner.submit(work, on_done, on_error=on_error, lane=lane, label=label, priority=priority)
 
     def write(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
               label: str = "", on_error: Callable[[str], None] | None = None) -> Progress | None:
@@ -121,7 +121,7 @@ class Session(QObject):
         def done(stats: dict) -> None:
             self.stats = stats
             self.store_changed.emit(None)
-        self.call(lambda m: m.stats(), done, lane="stats")
+        self.call(lambda m: m.stats(), done, lane="stats", priority=BACKGROUND)
 
     def shutdown(self) -> None:
         """Close the file and wait for queued work (the window is closing)."""

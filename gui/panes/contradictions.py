@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLis
 from engine import Contradiction, Fact, format_time
 
 from ..dialogs.plan_review import PlanReview, propose
+from ..ops import BACKGROUND
 from ..session import Session
 from ..widgets.word_diff import word_diff_html
 
@@ -95,7 +96,8 @@ class ContradictionsPane(QWidget):
         session.closed.connect(lambda: self._show([]))
 
     def refresh(self) -> None:
-        self.session.call(lambda m: m.contradictions(), self._show, lane="contradictions", label="Contradictions")
+        self.session.call(lambda m: m.contradictions(), self._show, lane="contradictions", label="Contradictions",
+                          priority=BACKGROUND)
 
     def _show(self, queue: list[Contradiction]) -> None:
         current = self.current

@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QL
 from engine import Entity, Fact, Match, Neighbor, Relation
 
 from .. import graph_layout
-from ..ops import OpRunner
+from ..ops import BACKGROUND, OpRunner
 from ..session import Session
 from ..widgets.graph_canvas import GraphCanvas
 
@@ -117,7 +117,7 @@ class GraphPane(QWidget):
             self.positions, self.pinned = graph_layout.load(self.session.path)
             self.visible = set()
         self.session.call(lambda m: (m.graph_entities(), m.graph_relations()), self._loaded, lane="graph",
-                          label="Loading the entity graph")
+                          label="Loading the entity graph", priority=BACKGROUND)
 
     def _loaded(self, data: tuple[list[Entity], list[Relation]]) -> None:
         entities, self.relations = data

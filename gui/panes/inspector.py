@@ -23,6 +23,7 @@ from engine import ConfidenceCurve, Edge, Entity, Fact, JournalEntry, Memory, No
 from ..dialogs.fact_picker import FactPicker
 from ..dialogs.plan_review import PlanReview, propose
 from ..dialogs.text_edit import VersionEditor
+from ..ops import INTERACTIVE
 from ..session import Session
 from ..widgets.confidence_plot import ConfidencePlot
 
@@ -136,7 +137,7 @@ class InspectorPane(QWidget):
     # -- loading ---------------------------------------------------------------------
     def show_fact(self, fact_id: int) -> None:
         self.title.setText(f"Fact {fact_id} · loading…")
-        self.session.call(lambda m: load_details(m, fact_id), self._show, lane="inspect", label="Loading fact",
+        self.session.call(lambda m: load_details(m, fact_id), self._show, lane="inspect", label="Loading fact", priority=INTERACTIVE,
                           on_error=self._failed)
 
     def reload(self) -> None:

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateEdi
 
 from engine import AuditFilter, JournalEntry, format_time
 
+from ..ops import BACKGROUND
 from ..session import Session
 
 ANY = "any"
@@ -85,7 +86,8 @@ class JournalPane(QWidget):
         session.closed.connect(lambda: self._show([]))
 
     def _opened(self) -> None:
-        self.session.call(lambda m: m.audit_vocabulary(), self._fill_vocabulary, lane="journal-vocabulary")
+        self.session.call(lambda m: m.audit_vocabulary(), self._fill_vocabulary, lane="journal-vocabulary",
+                          priority=BACKGROUND)
         self.refresh()
 
     def _fill_vocabulary(self, vocabulary: tuple[list[str], list[str]]) -> None:
@@ -112,7 +114,7 @@ class JournalPane(QWidget):
     def refresh(self) -> None:
         wanted = self.wanted()
         if wanted is not None:
-            self.session.call(lambda m: m.audit(wanted, LIMIT), self._show, lane="journal", label="Reading journal",
+            self.session.call(lambda m: m.audit(wanted, LIMIT), self._show, lane="journal", label="Reading journal", priority=BACKGROUND,
                               on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
 
     def _show(self, entries: list[JournalEntry]) -> None:

@@ -22,6 +22,7 @@ from engine import Plan, PlanSummary, format_time
 
 from ..dialogs.absorb import AbsorbDialog
 from ..models.plan_items import PlanItemsModel, item_text
+from ..ops import BACKGROUND
 from ..session import Session
 from ..widgets.word_diff import word_diff_html
 
@@ -157,7 +158,8 @@ class PlansPane(QWidget):
         status = self.status_filter.currentText()
         keep = select if select is not None else (self.plan.id if self.plan else None)
         self.session.call(lambda m: m.plans(None if status == "all" else status, limit=500),
-                          lambda found: self._show_list(found, keep), lane="plans", label="Listing plans")
+                          lambda found: self._show_list(found, keep), lane="plans", label="Listing plans",
+                          priority=BACKGROUND)
 
     def _show_list(self, summaries: list[PlanSummary], select: int | None = None) -> None:
         self.summaries = summaries

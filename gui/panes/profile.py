@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessa
 
 from engine import Conflict, Memory, Profile, Snapshot
 
+from ..ops import BACKGROUND
 from ..session import Session
 
 NAMES = ("MEMORY.md", "USER.md")
@@ -148,7 +149,7 @@ class ProfilePane(QWidget):
 
     # -- profile files ----------------------------------------------------------------------------
     def reload(self) -> None:
-        self.session.call(lambda m: m.profile(), self._show_profile, lane="profile", label="Reading the profile",
+        self.session.call(lambda m: m.profile(), self._show_profile, lane="profile", label="Reading the profile", priority=BACKGROUND,
                           on_error=lambda msg: self.meter_label.setText(f"⚠ {msg}"))
 
     def _show_profile(self, profile: Profile) -> None:

@@ -15,6 +15,7 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit,
 from engine import Hit, InvalidInput
 
 from ..models.results import TEXT_COLUMN, ResultsModel, explain
+from ..ops import INTERACTIVE
 from ..session import Session
 from .filters import FilterBar
 
@@ -91,10 +92,10 @@ class SearchPane(QWidget):
         self.status.setText("Searching…" if query else "Listing…")
         if query:
             self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters), self._show_hits,
-                              lane="search", label="Searching", on_error=self._show_error)
+                              lane="search", label="Searching", priority=INTERACTIVE, on_error=self._show_error)
         else:
             self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
-                              label="Listing", on_error=self._show_error)
+                              label="Listing", priority=INTERACTIVE, on_error=self._show_error)
 
     def _show_hits(self, hits: list[Hit]) -> None:
         self.model.set_hits(hits)
@@ -119,7 +120,8 @@ class SearchPane(QWidget):
                 self._after_results()
             if self.table.isVisible() and self.table.verticalScrollBar().maximum() == 0:
                 self.model.fetchMore()  # the view is not full yet, so no scrolling will ask for more
-        self.session.call(lambda m: m.describe(ids), done, lane="page", label="Loading rows")
+        self.session.call(lambda m: m.describe(ids), done, lane="page", label="Loading rows",
+                          priority=INTERACTIVE)
 
     def _after_results(self) -> None:
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():

@@ -3,7 +3,8 @@
 Edges are drawn as one line item per (type, active) with ``connect="pairs"``,
 so 5,000 edges are a handful of items; nodes are one scatter item. Labels
 ignore the zoom (they stay readable) and are drawn for at most ``MAX_LABELS``
-nodes: the highlighted and selected ones first, then the best connected.
+nodes in view, refreshed shortly after each pan or zoom: the highlighted and
+selected ones first, then the best connected, so zooming in names more nodes.
 
 Signals: ``node_clicked(str)``, ``node_double_clicked(str)``, ``edge_clicked(int)``
 (index into the relations given), ``node_moved(str)`` (a drag ended: the node is pinned).
@@ -17,7 +18,8 @@ from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
 from engine import Entity, Relation
@@ -25,10 +27,50 @@ from engine import Entity, Relation
 TYPE_STYLE = {"person": ("#3b6fb6", "o"), "company": ("#e08a1e", "s"), "project": ("#2e8b57", "d"),
               "technology": ("#7b4fa0", "t"), "role": ("#8a8f98", "h"), "location": ("#c0392b", "p"),
               "event": ("#b8860b", "star"), "product": ("#16a085", "t1")}
-EDGE_COLOURS = ["#5d7ea6", "#c98a3a", "#4f9a6b", "#9b6bb3", "#b05a5a", "#6b8e23", "#4a90a4", "#a0785a"]
+EDGE_COLOURS = ["#5d7ea6", "#c98a3a", "#4f9a6b", "#9b6bb3", "#b05a5a", "#6b8e23", "#4a90a4", "#a0785a",
+                "#d4a017", "#2f4f8f", "#8b3a62", "#3c8d8d", "#7a7a2a", "#c0607f", "#5a5ac0", "#808080"]
 HIGHLIGHT = "#ff7f0e"
-MAX_LABELS = 300
+MAX_LABELS = 120
 PICK_PIXELS = 6.0
+
+
+class LabelLayer(pg.GraphicsObject):
+    """Every node label in one item, drawn in screen pixels under its node: one item painting
+    a hundred strings costs a fraction of a hundred text items, which made panning stutter."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._labels: list[tuple[float, float, str, bool]] = []
+        self._bounds = QRectF()
+        self.setZValue(15)
+
+    def set_labels(self, labels: list[tuple[float, float, str, bool]]) -> None:
+        self.prepareGeometryChange()
+        self._labels = labels
+        if labels:
+            xs, ys = [x for x, _y, _t, _b in labels], [y for _x, y, _t, _b in labels]
+            self._bounds = QRectF(min(xs), min(ys), max(xs) - min(xs), max(ys) - min(ys))
+        else:
+            self._bounds = QRectF()
+        self.update()
+
+    def dataBounds(self, *_args, **_kwargs) -> None:
+        return None  # labels never widen the auto-range
+
+    def boundingRect(self) -> QRectF:
+        # Text reaches some pixels past its anchor; a generous margin in data units keeps it unclipped.
+        margin = max(self._bounds.width(), self._bounds.height(), 1e-9) * 0.5 + 1.0
+        return self._bounds.adjusted(-margin, -margin, margin, margin)
+
+    def paint(self, painter: QPainter, *_args) -> None:
+        transform = painter.transform()
+        painter.resetTransform()
+        metrics = painter.fontMetrics()
+        for x, y, text, bold in self._labels:
+            at = transform.map(QPointF(x, y))
+            painter.setPen(QColor("#1d2b3a" if bold else "#33475b"))
+            painter.drawText(QPointF(at.x() - metrics.horizontalAdvance(text) / 2, at.y() + 9 + metrics.ascent()),
+                             text)
 
 
 class NodeItem(pg.ScatterPlotItem):
@@ -83,15 +125,20 @@ class GraphCanvas(pg.PlotWidget):
         self._edge_items: list[pg.PlotDataItem] = []
         self._edge_legend: list[str] = []
         self._last_click: tuple[str | None, float] = (None, 0.0)
-        self._labels: list[pg.TextItem] = []
+        self._degree: Counter[str] = Counter()
+        self._relabel = QTimer(self, singleShot=True, interval=60)
+        self._relabel.timeout.connect(self._draw_labels)
+        self.labels = LabelLayer()
         self.nodes = NodeItem(self)
         self.nodes.setZValue(10)
         self.nodes.sigClicked.connect(self._clicked)
         self.addItem(self.nodes)
+        self.addItem(self.labels)
         self.legend = item.addLegend(offset=(10, 10), labelTextColor="#33475b", brush=pg.mkBrush(255, 255, 255, 220))
         for kind, (colour, symbol) in TYPE_STYLE.items():
             self.legend.addItem(pg.ScatterPlotItem(symbol=symbol, brush=pg.mkBrush(colour), pen=None, size=10), kind)
         self.scene().sigMouseClicked.connect(self._scene_clicked)
+        item.getViewBox().sigRangeChanged.connect(lambda *_: self._relabel.start())
 
     # -- data -------------------------------------------------------------------------------
     def set_graph(self, entities: list[Entity], relations: list[Relation],
@@ -100,6 +147,7 @@ class GraphCanvas(pg.PlotWidget):
         self.index = {e.key: i for i, e in enumerate(self.entities)}
         self.relations = [r for r in relations if r.src.key in self.index and r.dst.key in self.index]
         self.positions = np.array([positions[e.key] for e in self.entities], dtype=float).reshape(-1, 2)
+        self._degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
         self.highlighted, self.highlighted_edges = set(), set()
         self.redraw()
         if len(self.entities):
@@ -128,7 +176,8 @@ class GraphCanvas(pg.PlotWidget):
             xy = self.positions[ends]
             pen = pg.mkPen(HIGHLIGHT if lit else colours[kind], width=3.5 if lit else 1.4,
                            style=Qt.PenStyle.SolidLine if active else Qt.PenStyle.DashLine)
-            line = pg.PlotDataItem(xy[:, 0], xy[:, 1], connect="pairs", pen=pen, antialias=True)
+            # Antialiased lines cost ~10x to draw; past a few hundred edges the picture is dense anyway.
+            line = pg.PlotDataItem(xy[:, 0], xy[:, 1], connect="pairs", pen=pen, antialias=len(self.relations) <= 800)
             line.setZValue(5 if lit else 1)
             self.addItem(line)
             self._edge_items.append(line)
@@ -157,19 +206,17 @@ class GraphCanvas(pg.PlotWidget):
         self.nodes.setData(spots)
 
     def _draw_labels(self) -> None:
-        for label in self._labels:
-            self.removeItem(label)
-        self._labels.clear()
-        degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
+        """Labels for the nodes in view: selected and highlighted first, then the best connected."""
+        box = self.getPlotItem().getViewBox()
+        (x0, x1), (y0, y1) = box.viewRange()
+        inside = ((self.positions[:, 0] >= x0) & (self.positions[:, 0] <= x1) & (self.positions[:, 1] >= y0)
+                  & (self.positions[:, 1] <= y1)) if len(self.entities) else np.zeros(0, bool)
         first = [k for k in (self.selected, *sorted(self.highlighted)) if k in self.index]
-        rest = sorted((e.key for e in self.entities if e.key not in first), key=lambda k: -degree[k])
-        for key in (first + rest)[:MAX_LABELS]:
-            entity = self.entities[self.index[key]]
-            label = pg.TextItem(entity.name, color="#1d2b3a" if key in first else "#33475b", anchor=(0.5, -0.35))
-            label.setPos(*self.positions[self.index[key]])
-            label.setZValue(15)
-            self.addItem(label)
-            self._labels.append(label)
+        rest = sorted((e.key for i, e in enumerate(self.entities) if inside[i] and e.key not in first),
+                      key=lambda k: -self._degree.get(k, 0))
+        shown = (first + rest)[:MAX_LABELS]
+        self.labels.set_labels([(*self.positions[self.index[k]], self.entities[self.index[k]].name, k in first)
+                                for k in shown])
 
     def highlight(self, keys: set[str], relation_indexes: set[int]) -> None:
         self.highlighted, self.highlighted_edges = set(keys), set(relation_indexes)
