@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
 import sys
 import tempfile
 import time
@@ -113,12 +115,33 @@ def main(argv: list[str] | None = None) -> int:
     if locomo is not None:
         result["locomo"] = locomo
         result["locomo_seconds"] = round(time.perf_counter() - locomo_started, 1)
+    gui = None if args.quick else _gui_figures(max(sizes))
+    if gui is not None:
+        result["gui"] = gui
     result["seconds"] = round(time.perf_counter() - started, 1)
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(result, indent=2, ensure_ascii=False, default=str))
     print(report.table(result))
     print(f"JSON: {args.out}  ({result['seconds']} s)")
     return max(_verdict(check, locomo) for check in result["correctness_by_size"])
+
+
+def _gui_figures(size: int) -> dict[str, Any] | None:
+    """The desktop app on the largest store (``benchmarks.gui``), in its own process: it needs Qt,
+    which the engine's figures above must not pay for."""
+    with tempfile.TemporaryDirectory() as folder:
+        out = Path(folder) / "gui.json"
+        done = subprocess.run([sys.executable, "-m", "benchmarks.gui", "--size", str(size), "--out", str(out)],
+                              env={**os.environ, "QT_QPA_PLATFORM": "offscreen"}, capture_output=True, text=True)
+        if done.returncode != 0 or not out.exists():
+            print(f"GUI figures: skipped ({done.stderr.strip().splitlines()[-1:] or 'no output'})", file=sys.stderr)
+            return None
+        figures = json.loads(out.read_text(encoding="utf-8"))
+    print(f"GUI at {size:,} facts: first rows {figures['first_rows_s']} s, first results "
+          f"{figures['first_search_s']} s, worst stall while typing {figures['typing_worst_stall_ms']} ms; "
+          f"graph of {figures['graph_nodes']:,} nodes / {figures['graph_edges']:,} edges: frame p50 "
+          f"{figures['graph_frame_p50_ms']} ms, p95 {figures['graph_frame_p95_ms']} ms")
+    return figures
 
 
 def _verdict(check: dict[str, Any], locomo: dict[str, Any] | None) -> int:
