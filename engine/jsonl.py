@@ -60,10 +60,11 @@ def read_records(stream: IO[bytes]) -> Iterator[tuple[int, RawItem]]:
             yield number, parse_line(number, data)
 
 
-def open_input(path: Path) -> IO[bytes]:
+def open_input(path: Path, kind: str = "JSONL file") -> IO[bytes]:
+    """``path`` opened for reading, or one clear error naming what was expected there."""
     try:
         if path.is_dir():
-            raise InvalidInput(f"{path} is a folder, not a JSONL file")
+            raise InvalidInput(f"{path} is a folder, not a {kind}")
         return path.open("rb")
     except FileNotFoundError:
         raise InvalidInput(f"no such file: {path}") from None

@@ -14,7 +14,8 @@ from pathlib import Path
 
 from ..absorb import RawItem
 from ..clock import parse_time
-from ..errors import InvalidInput, StoreError
+from ..jsonl import open_input
+from ..errors import InvalidInput
 
 # One file's cap: a mem0 dump of 100k memories is about 40 MB; a bigger file is more likely
 # a wrong path (a database, a video) than notes, and would be read whole into memory.
@@ -38,17 +39,8 @@ class Batch:
 
 def read_bytes(path: Path, cap: int = MAX_FILE_BYTES) -> bytes:
     """The whole file, or one clear error for a file that cannot be used at all."""
-    try:
-        with path.open("rb") as handle:
-            data = handle.read(cap + 1)
-    except FileNotFoundError:
-        raise InvalidInput(f"no such file: {path}") from None
-    except IsADirectoryError:
-        raise InvalidInput(f"{path} is a folder, not a file") from None
-    except PermissionError:
-        raise InvalidInput(f"cannot read {path}: permission denied") from None
-    except OSError as err:
-        raise StoreError(f"cannot read {path}: {err.strerror}") from None
+    with open_input(path, "file") as handle:
+        data = handle.read(cap + 1)
     if len(data) > cap:
         raise InvalidInput(f"{path} is larger than {cap >> 20} MB; split it before importing")
     return data
