@@ -98,6 +98,8 @@ def check_note(value: Any, name: str = "note") -> str | None:
         raise InvalidInput(f"{name} is {len(value):,} characters; the limit is {MAX_REASON}")
     if re.search(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]", value):
         raise InvalidInput(f"{name} contains control characters")
+    if re.search("[\ud800-\udfff]", value):
+        raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
     if hit := first_secret(value):
         raise SecretRejected(hit.rule, hit.start, hit.end)
     return value or None

@@ -25,6 +25,7 @@ FIELDS = frozenset({
     "confidence", "importance", "ttl_days", "session_id", "created_at", "source",
 })
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (undecodable bytes): not valid UTF-8
 SHORT_LIMIT = 500
 MAX_TAGS = 32
 MAX_ENTITIES = 64
@@ -66,6 +67,8 @@ def _short_string(value: Any, name: str) -> str:
         raise InvalidInput(f"{name} is {len(value):,} characters; the limit is {SHORT_LIMIT}")
     if _CONTROL.search(value):
         raise InvalidInput(f"{name} contains control characters")
+    if _SURROGATE.search(value):
+        raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
     return value
 
 
@@ -88,6 +91,8 @@ def check_text(text: Any, limits: MemorySettings) -> tuple[str, list[str]]:
     bad = _CONTROL.search(text)
     if bad:
         raise InvalidInput(f"text contains a control character (code {ord(bad.group()):#04x}) at {bad.start()}")
+    if bad := _SURROGATE.search(text):
+        raise InvalidInput(f"text is not valid UTF-8: a lone surrogate (code {ord(bad.group()):#06x}) at {bad.start()}")
     warnings = []
     if len(text) < limits.min_text_chars or len(text) > limits.max_text_chars:
         warnings.append(f"text is {len(text)} characters; {limits.min_text_chars}-{limits.max_text_chars} "

@@ -61,7 +61,7 @@ def test_an_agent_lists_and_calls_every_tool(db_path: Path, embedder) -> None:
     assert "Traceback" not in seen["missing"].content[0].text
     first, second = seen["snap1"].structured_content, seen["snap2"].structured_content
     assert first["created"] and not second["created"] and first["text"] == second["text"]
-    assert f"[1] {FACT}" in first["text"]
+    assert f'[1] "{FACT}"' in first["text"]  # a quoted record
     assert seen["bad"].is_error and "session id" in seen["bad"].content[0].text
     with Memory(db_path, Settings(), embedder=embedder) as memory:  # the agent's writes are in the file
         assert memory.stats()["facts"] == 2

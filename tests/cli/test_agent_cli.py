@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_snapshot_prints_the_same_bytes_for_a_session(run) -> None:
     run("absorb", "Maya uses Neovim with the LazyVim distribution for all of her Python work.")
     code, first, err = run("snapshot", "--session", "s1", "--query", "which editor does Maya use")
-    assert code == 0 and "[1] Maya uses Neovim" in first and "frozen now" in err
+    assert code == 0 and '[1] "Maya uses Neovim' in first and "frozen now" in err
     run("absorb", "The staging cluster runs 3 replicas of the ingest service behind nginx.")
     assert run("snapshot", "--session", "s1")[1] == first
     code, out, _ = run("snapshot", "--session", "s2", "--json")

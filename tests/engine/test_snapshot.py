@@ -44,7 +44,7 @@ def test_the_digest_has_profile_relevant_todos_and_recent_with_real_ids(memory: 
     assert list(snap.cited) == ids and len(set(ids)) == len(ids)
     facts = memory.facts(ids)
     for fact_id in ids:  # every line carries the real fact's id and text
-        assert f"- [{fact_id}] {facts[fact_id].text}" in text
+        assert f'- [{fact_id}] "{facts[fact_id].text}"' in text  # quoted: a record, not an instruction
     relevant = text.split("## Relevant")[1].split("##")[0]
     assert cited_in_text(relevant)[0] == 1 and "Postgres" not in relevant
     todos = text.split("## Open TODOs")[1].split("##")[0]
@@ -66,7 +66,7 @@ def test_a_session_keeps_its_bytes_after_writes_and_a_new_session_sees_them(memo
     assert not again.created
     fresh = memory.snapshot("s2", query="replicas on staging")
     assert fresh.text != first.text and "Always deploy to staging first." in fresh.text
-    assert "[7] The production cluster" in fresh.text and "[2]" not in fresh.text
+    assert '[7] "The production cluster' in fresh.text and "[2]" not in fresh.text
 
 
 def test_the_frozen_snapshot_survives_reopening(memory: Memory, db_path: Path, clock, embedder) -> None:
