@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test bench screenshots package clean
+.PHONY: run test stress bench screenshots package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +28,12 @@ screenshots: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# The long reliability runs (issue 9): 200 SIGKILLs during writes, faults, corrupt inputs (prints a
+# table), then the long hostile-input property and fuzz runs.
+stress: $(STAMP)
+	MEMLENS_STRESS_KILLS=$${MEMLENS_STRESS_KILLS:-200} $(PY) -m pytest tests/reliability -q
+	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q
 
 bench: $(STAMP)
 	$(PY) -m benchmarks $(if $(QUICK),--quick,)

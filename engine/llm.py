@@ -15,6 +15,7 @@ import json
 import os
 import re
 import socket
+import time
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -25,6 +26,22 @@ from .errors import MemLensError
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(.*?)\n?```$", re.DOTALL)
 MAX_ANSWER_BYTES = 1_000_000
+
+
+def _read_bounded(response: Any, timeout: float) -> bytes:
+    """The reply's body, refused past ``MAX_ANSWER_BYTES`` (a huge or endless answer is never held
+    whole) or when it is not complete ``timeout`` s after it started (the socket timeout alone lets
+    a server that trickles a byte now and then hold a call for ever)."""
+    deadline = time.monotonic() + timeout
+    parts, size = [], 0
+    while chunk := response.read1(65536):
+        size += len(chunk)
+        if size > MAX_ANSWER_BYTES:
+            raise LLMError("bad_response", f"the reply is larger than {MAX_ANSWER_BYTES:,} bytes")
+        if time.monotonic() > deadline:
+            raise LLMError("timeout", f"the reply did not finish within {timeout:g} s of starting")
+        parts.append(chunk)
+    return b"".join(parts)
 
 
 class LLMError(MemLensError):
@@ -94,7 +111,7 @@ class LLMClient:
     def _post(self, request: urllib.request.Request) -> str:
         try:
             with urllib.request.urlopen(request, timeout=self.settings.timeout) as response:
-                raw = response.read(MAX_ANSWER_BYTES)
+                raw = _read_bounded(response, self.settings.timeout)
         except urllib.error.HTTPError as err:
             raise LLMError("http_error", f"{request.full_url} answered HTTP {err.code}") from None
         except (TimeoutError, socket.timeout):

@@ -149,9 +149,11 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
         if self._index is None:
             self._journal_mark = db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
             self._data_version = self._store.data_version()
-            first = db.execute("SELECT embedding FROM facts WHERE status = 'active' AND embedding_model = ? "
-                               "AND embedding IS NOT NULL LIMIT 1", (self.model_id,)).fetchone()
-            dim = len(first[0]) // 4 if first else getattr(self._embedder, "dim", DEFAULT_DIM)
+            # The commonest length among a few vectors: one damaged BLOB must not set the index's width.
+            lengths = Counter(r[0] for r in db.execute(
+                "SELECT length(embedding) FROM facts WHERE status = 'active' AND embedding_model = ? "
+                "AND embedding IS NOT NULL LIMIT 64", (self.model_id,)))
+            dim = lengths.most_common(1)[0][0] // 4 if lengths else getattr(self._embedder, "dim", DEFAULT_DIM)
             self._index = VectorIndex(dim)
             self._load_all()
         elif self._store.data_version() != self._data_version:
@@ -293,6 +295,8 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
             raise InvalidInput("query must be a string")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidInput(f"query is {len(query):,} characters; the limit is {MAX_QUERY_CHARS:,}")
+        if any("\ud800" <= ch <= "\udfff" for ch in query):
+            raise InvalidInput("query is not valid UTF-8 (a lone surrogate)")
         if not 1 <= top_k <= MAX_TOP_K:
             raise InvalidInput(f"top_k must be between 1 and {MAX_TOP_K}")
         if not query.strip():
@@ -376,10 +380,38 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
         with self._store.guard():
             db = self._store.db
             statuses = Counter({s: n for s, n in db.execute("SELECT status, count(*) FROM facts GROUP BY status")})
-            stale = db.execute("SELECT count(*) FROM facts WHERE embedding_model IS NOT ? OR embedding IS NULL",
-                               (self.model_id,)).fetchone()[0]
+            stale, damaged = db.execute(
+                "SELECT coalesce(sum(embedding_model IS NOT ? OR embedding IS NULL), 0), "
+                "coalesce(sum(embedding_model = ? AND length(embedding) != ?), 0) FROM facts",
+                (self.model_id, self.model_id, self._vector_bytes())).fetchone()
             return {"path": str(self.path), "facts": sum(statuses.values()), "by_status": dict(statuses),
                     "edges": db.execute("SELECT count(*) FROM edges").fetchone()[0],
                     "entities": db.execute("SELECT count(*) FROM entities").fetchone()[0],
                     "plans": db.execute("SELECT count(*) FROM plans").fetchone()[0],
-                    "embedding_model": self.model_id, "needs_reembedding": stale, "read_only": self.read_only}
+                    "embedding_model": self.model_id, "needs_reembedding": stale, "damaged_vectors": damaged,
+                    "read_only": self.read_only}
+
+    def _vector_bytes(self) -> int:
+        dim = self._index.dim if self._index is not None else getattr(self._embedder, "dim", DEFAULT_DIM)
+        return 4 * dim
+
+    def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
+        """(fact id, what is wrong) for facts search cannot use: no vector, another model's, or a
+        vector of the wrong length (damaged). Such facts stay readable; search skips them."""
+        size = self._vector_bytes()
+        with self._store.guard():
+            rows = self._store.db.execute(
+                "SELECT id, embedding_model, length(embedding) FROM facts WHERE embedding IS NULL "
+                "OR embedding_model IS NOT ? OR length(embedding) != ? ORDER BY id LIMIT ?",
+                (self.model_id, size, limit)).fetchall()
+        found = []
+        for fact_id, model, length in rows:
+            if length is None:
+                found.append((fact_id, "has no vector; it needs embedding"))
+            elif model != self.model_id:
+                found.append((fact_id, f"was embedded by {model or 'an unknown model'}, not {self.model_id}; "
+                                       f"it needs re-embedding"))
+            else:
+                found.append((fact_id, f"its vector is damaged: {length} byte{'s' * (length != 1)}, "
+                                       f"where {self.model_id} makes {size}"))
+        return found

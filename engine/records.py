@@ -223,6 +223,8 @@ def read_journal(db: sqlite3.Connection, fact_id: int | None, after_id: int, lim
         try:
             details = json.loads(r["details"])
         except (TypeError, json.JSONDecodeError):
-            details = {"error": "this journal row's details are not valid JSON"}
+            details = {"error": f"journal row {r['id']}: details are not valid JSON"}
+        if not isinstance(details, dict):
+            details = {"error": f"journal row {r['id']}: details are not a JSON object", "value": details}
         entries.append(JournalEntry(r["id"], r["at"], r["actor"], r["action"], r["fact_id"], r["plan_id"], details))
     return entries

@@ -153,4 +153,7 @@ def _explain(path: Path, err: sqlite3.OperationalError) -> str:
         return f"cannot open {path}: check that the folder exists and is writable"
     if "disk" in text and "full" in text:
         return f"the disk holding {path} is full: nothing was written"
+    if "disk I/O error" in text:
+        return (f"the disk holding {path} reported an I/O error: nothing was written "
+                f"(check the disk and its free space, then try again)")
     return f"{path}: {text}"

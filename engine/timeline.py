@@ -106,7 +106,7 @@ def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int,
     marks = ",".join("?" * len(facts))
     rows = db.execute(
         f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status') "
-        f"FROM journal WHERE fact_id IN ({marks}) ORDER BY id", list(facts)).fetchall()
+        f"FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id", list(facts)).fetchall()
     for fact_id, at, action, after_status, imported_status in rows:
         if after_status:
             changes[fact_id].append((at, after_status))
@@ -185,7 +185,7 @@ def confidence_curve(db: sqlite3.Connection, fact: Fact, until: float, points: i
     """Rebuild the curve from the journal: between reinforcements the stored confidence
     decays as ``c·exp(−λ·days)``; each reinforcement resets the clock at a higher ``c``."""
     rows = db.execute(
-        "SELECT at, json_extract(details, '$.after.confidence') FROM journal "
+        "SELECT at, json_extract(details, '$.after.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
         "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id", (fact.id,)).fetchall()
     steps = [(r[0], float(r[1])) for r in rows if r[1] is not None]
     first = fact.confidence if not steps else _initial_confidence(db, fact, steps)
@@ -202,6 +202,6 @@ def confidence_curve(db: sqlite3.Connection, fact: Fact, until: float, points: i
 
 def _initial_confidence(db: sqlite3.Connection, fact: Fact, steps: list[tuple[float, float]]) -> float:
     row = db.execute(
-        "SELECT json_extract(details, '$.before.confidence') FROM journal "
+        "SELECT json_extract(details, '$.before.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
         "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id LIMIT 1", (fact.id,)).fetchone()
     return float(row[0]) if row and row[0] is not None else fact.confidence

@@ -2,7 +2,8 @@
 
 Each request takes the next answer from ``script``: ``("content", text)`` a normal completion
 whose message is ``text``; ``("status", 500)`` an HTTP error; ``("hang", None)`` no answer until
-the server closes (the client times out); ``("raw", bytes)`` a body that is not a completion.
+the server closes (the client times out); ``("raw", bytes)`` a body that is not a completion;
+``("stream", (chunk, pause))`` a completion that never ends: ``chunk`` every ``pause`` seconds.
 An exhausted script answers 500, so a test that makes an unexpected call notices.
 """
 
@@ -30,6 +31,15 @@ class ScriptedLLM:
                     owner.release.wait(30)
                     kind, value = "status", 503
                 try:
+                    if kind == "stream":  # (chunk, pause): an answer that never ends, without Content-Length
+                        chunk, pause = value
+                        self.send_response(200)
+                        self.send_header("Content-Type", "application/json")
+                        self.end_headers()
+                        self.wfile.write(b'{"choices": [{"message": {"content": "')
+                        while not owner.release.wait(pause):
+                            self.wfile.write(chunk)
+                        return
                     if kind == "status":
                         self.send_error(value)
                         return
