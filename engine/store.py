@@ -45,8 +45,14 @@ def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
 
 def _schema_version(db: sqlite3.Connection, path: Path) -> int:
     try:
-        version = db.execute("PRAGMA user_version").fetchone()[0]
-        tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        # One read transaction, so one snapshot: read separately, another process's migration could
+        # commit in between and its tables would show up beside the old version 0 ("another program").
+        db.execute("BEGIN")
+        try:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        finally:
+            db.execute("COMMIT")
     except sqlite3.DatabaseError as err:
         raise StoreError(f"{path} cannot be read as a SQLite database: {err}") from None
     if version > LATEST_VERSION:
