@@ -208,7 +208,11 @@ class MainWindow(QMainWindow):
         by_status = stats.get("by_status", {})
         self.counts_label.setText(f"{stats.get('facts', 0):,} facts: " + " · ".join(
             f"{n:,} {status}" for status, n in sorted(by_status.items())) if by_status else "0 facts")
-        self.model_label.setText(f"model {stats.get('embedding_model', '?').split('/')[-1]}")
+        skipped = stats.get("needs_reembedding", 0) + stats.get("damaged_vectors", 0)
+        self.model_label.setText(f"model {stats.get('embedding_model', '?').split('/')[-1]}"
+                                 + (f" · ⚠ {skipped:,} facts search cannot use" if skipped else ""))
+        self.model_label.setToolTip("Facts with no vector, another model's, or a damaged one stay readable; "
+                                    "search skips them." if skipped else "")
         llm = self.session.settings.llm
         self.llm_label.setText(f"LLM {llm.model}" if getattr(llm, "base_url", None) else "LLM off")
         if stats.get("facts", 0) and self.stack.currentIndex() == WELCOME:

@@ -138,6 +138,11 @@ def stats(values: dict[str, Any], as_json: bool) -> None:
     print(f"{values['path']}: {values['facts']} facts ({by_status}), {values['edges']} edges, "
           f"{values['entities']} entities, {values['plans']} plans; model {values['embedding_model']}"
           + (" (read-only)" if values["read_only"] else ""))
+    unusable = [f"{values[k]} {label}" for k, label in (("needs_reembedding", "need embedding with this model"),
+                                                         ("damaged_vectors", "have a damaged vector"))
+                if values.get(k)]
+    if unusable:
+        print(f"  search skips facts: {'; '.join(unusable)}")
 
 
 def plan_list(plans: list[PlanSummary], as_json: bool) -> None:
