@@ -29,10 +29,13 @@ screenshots: $(STAMP)
 test: $(STAMP)
 	$(PY) -m pytest
 
-# The long reliability runs (issue 9): 200 SIGKILLs during writes, faults, corrupt inputs (prints a
+# The long reliability runs (issue 9): 200 SIGKILLs during writes, faults, corrupt inputs, load (2,000
+# writes and 10,000 searches by four front ends on one file; 8,000 concurrent HTTP requests) (prints a
 # table), then the long hostile-input property and fuzz runs.
 stress: $(STAMP)
-	MEMLENS_STRESS_KILLS=$${MEMLENS_STRESS_KILLS:-200} $(PY) -m pytest tests/reliability -q
+	MEMLENS_STRESS_KILLS=$${MEMLENS_STRESS_KILLS:-200} MEMLENS_STRESS_WRITES=$${MEMLENS_STRESS_WRITES:-2000} \
+		MEMLENS_STRESS_SEARCHES=$${MEMLENS_STRESS_SEARCHES:-10000} MEMLENS_STRESS_HTTP_REQUESTS=$${MEMLENS_STRESS_HTTP_REQUESTS:-8000} \
+		$(PY) -m pytest tests/reliability -q
 	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q
 
 bench: $(STAMP)

@@ -15,7 +15,7 @@ KILLS = int(os.environ.get("MEMLENS_STRESS_KILLS", "12"))
 
 # Filled by the tests: kills survived, writes lost (committed before a kill, missing after), error classes.
 REPORT: dict = {"kills": 0, "survived": 0, "committed": 0, "writes_lost": 0, "half_applied": 0,
-                "errors": Counter(), "ops": Counter(), "faults": []}
+                "errors": Counter(), "ops": Counter(), "faults": [], "load": []}
 
 
 @pytest.fixture(scope="session")
@@ -24,7 +24,7 @@ def report() -> dict:
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
-    if not REPORT["kills"] and not REPORT["faults"]:
+    if not REPORT["kills"] and not REPORT["faults"] and not REPORT["load"]:
         return
     write = terminalreporter.write_line
     terminalreporter.section("MemLens reliability")
@@ -38,3 +38,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:
             write(f"  {label:<58} {value:>8}")
     for label, outcome in REPORT["faults"]:
         write(f"  {label:<58} {outcome:>8}")
+    for label, value in REPORT["load"]:  # test_load.py: throughput and p95 under load, server RSS
+        write(f"  {label:<58} {value!s:>8}")
