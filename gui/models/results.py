@@ -10,6 +10,7 @@ Signals: ``page_requested(list)`` (ids whose rows the model wants).
 
 from __future__ import annotations
 
+import html
 import math
 import time
 from typing import Any, Callable
@@ -134,7 +135,7 @@ class ResultsModel(QAbstractTableModel):
             text = COLUMNS[column][1](hit)
             return " ".join(text.split()) if column == TEXT_COLUMN else text
         if role == Qt.ItemDataRole.ToolTipRole and column == TEXT_COLUMN:
-            return f"<p style='white-space:pre-wrap'>{_escape(hit.fact.text)}</p>"
+            return f"<p style='white-space:pre-wrap'>{html.escape(hit.fact.text)}</p>"
         if role == Qt.ItemDataRole.TextAlignmentRole and column not in (TEXT_COLUMN, 8, 9, 10):
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         if role == Qt.ItemDataRole.UserRole:
@@ -165,6 +166,3 @@ class ResultsModel(QAbstractTableModel):
 def _nan_last(value: Any) -> Any:
     return -math.inf if isinstance(value, float) and math.isnan(value) else value
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

@@ -10,6 +10,7 @@ Signals: ``fact_selected(int)`` (a matched or written fact was double-clicked).
 
 from __future__ import annotations
 
+import html
 from collections import Counter
 from typing import Any, Callable
 
@@ -233,7 +234,7 @@ class PlansPane(QWidget):
             old = facts.get(target).text if target in facts else ""
             self.matched.setPlainText(old or "(no matched fact)")
             if text:
-                self.incoming.setHtml(word_diff_html(old, text) if old else _escape(text))
+                self.incoming.setHtml(word_diff_html(old, text) if old else html.escape(text))
             else:
                 self.incoming.setPlainText(item_text(item))
 
@@ -332,6 +333,3 @@ class PlansPane(QWidget):
         self.session.call(work, done, label=f"{title} (dry run)", with_progress=with_progress,
                           on_error=lambda msg: self.message.setText(f"⚠ {title}: {msg}"))
 
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")

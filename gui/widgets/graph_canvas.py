@@ -125,7 +125,7 @@ class GraphCanvas(pg.PlotWidget):
         self._edge_items: list[pg.PlotDataItem] = []
         self._edge_legend: list[str] = []
         self._last_click: tuple[str | None, float] = (None, 0.0)
-        self._degree: Counter[str] = Counter()
+        self._by_degree: list[int] = []  # entity indexes, best connected first
         self._relabel = QTimer(self, singleShot=True, interval=60)
         self._relabel.timeout.connect(self._draw_labels)
         self.labels = LabelLayer()
@@ -147,7 +147,8 @@ class GraphCanvas(pg.PlotWidget):
         self.index = {e.key: i for i, e in enumerate(self.entities)}
         self.relations = [r for r in relations if r.src.key in self.index and r.dst.key in self.index]
         self.positions = np.array([positions[e.key] for e in self.entities], dtype=float).reshape(-1, 2)
-        self._degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
+        degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
+        self._by_degree = sorted(range(len(self.entities)), key=lambda i: -degree[self.entities[i].key])
         self.highlighted, self.highlighted_edges = set(), set()
         self.redraw()
         if len(self.entities):
@@ -212,8 +213,7 @@ class GraphCanvas(pg.PlotWidget):
         inside = ((self.positions[:, 0] >= x0) & (self.positions[:, 0] <= x1) & (self.positions[:, 1] >= y0)
                   & (self.positions[:, 1] <= y1)) if len(self.entities) else np.zeros(0, bool)
         first = [k for k in (self.selected, *sorted(self.highlighted)) if k in self.index]
-        rest = sorted((e.key for i, e in enumerate(self.entities) if inside[i] and e.key not in first),
-                      key=lambda k: -self._degree.get(k, 0))
+        rest = [self.entities[i].key for i in self._by_degree if inside[i] and self.entities[i].key not in first]
         shown = (first + rest)[:MAX_LABELS]
         self.labels.set_labels([(*self.positions[self.index[k]], self.entities[self.index[k]].name, k in first)
                                 for k in shown])
