@@ -197,18 +197,17 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
                     return plan
                 with self._store.transaction() as db:
                     save_plan(db, plan)
-                if not dry_run:
-                    try:
-                        self._apply(plan, None, vectors)
-                    except PlanError:
-                        # Another process wrote the same text (or touched a target) between planning and
-                        # applying; nobody reviewed this plan, so plan again against the file as it is now.
-                        # The refused plan stays in the file, marked refused.
-                        if attempt < ABSORB_ATTEMPTS:
-                            continue
+                if dry_run:
+                    return plan
+                try:
+                    return self._apply(plan, None, vectors)
+                except PlanError:
+                    # Another process wrote the same text (or touched a target) between planning and
+                    # applying; nobody reviewed this plan, so plan again against the file as it is now.
+                    # The refused plan stays in the file, marked refused.
+                    if attempt == ABSORB_ATTEMPTS:
                         raise
-                return plan
-        raise AssertionError("unreachable")
+        raise AssertionError("the loop above returns or raises")  # keeps type checkers sure of a return
 
     def plan(self, plan_id: int) -> Plan:
         with self._store.guard():
