@@ -301,7 +301,7 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
         if not query.strip():
             return []
         filters = filters or SearchFilters()
-        with self._store.guard():
+        with self._store.guard(reads_first=False):  # a search's own reads are written in batches
             # The model before the index, so the model's load-time peak comes before the index's memory.
             vector = self.embed([query])[0] if query_vector is None else np.asarray(query_vector, np.float32)
             index = self._ready_index()
@@ -314,15 +314,8 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
         return hits
 
     def _count_access(self, fact_ids: list[int]) -> None:
-        """Access counters feed gc; they are telemetry, so a busy or read-only file just skips them."""
-        if not fact_ids or self.read_only:
-            return
-        try:
-            with self._store.transaction() as db:
-                db.execute(f"UPDATE facts SET access_count = access_count + 1, last_accessed = ? "
-                           f"WHERE id IN ({','.join('?' * len(fact_ids))})", [self.clock(), *fact_ids])
-        except StoreError:
-            pass
+        """Access counters feed gc; they are telemetry, written in batches (``engine/reads.py``)."""
+        self._store.count_reads(fact_ids, self.clock())
 
     def get(self, fact_id: int, mode: str = "active") -> history.Reading:
         with self._store.guard():

@@ -86,13 +86,19 @@ FACT_COLUMNS = (
 )
 
 
+def _json_column(text: Any, empty: list | dict) -> Any:
+    if not text or text == "[]" or text == "{}":  # most facts: no JSON parse (a third of loading one)
+        return type(empty)()
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        return type(empty)()  # a damaged JSON column must not hide the fact itself
+
+
 def fact_from_row(row: sqlite3.Row) -> Fact:
     values = dict(row)
     for key, empty in (("tags", []), ("evidence", []), ("metadata", {})):
-        try:
-            values[key] = json.loads(values[key]) if values[key] else empty
-        except (TypeError, json.JSONDecodeError):
-            values[key] = empty  # a damaged JSON column must not hide the fact itself
+        values[key] = _json_column(values[key], empty)
     return Fact(**values)
 
 

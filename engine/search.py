@@ -1,11 +1,14 @@
 """Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
 
-Candidates are the union of the nearest facts by cosine and the best FTS5
-matches (each capped at ``candidate_pool``), restricted first to the facts
-that pass the filters, so a narrow filter never starves the result list.
-Each hit carries its parts so a person can see why it ranked. The context
-part (``context_weight`` × the best batch neighbour's score, see
-``search_context``) is 0 in the seed's formula, ``context_weight = 0``.
+Without filters (or with only a confidence floor), every active fact is
+scored roughly, its cosine estimated from the index's sketch, and the
+``candidate_pool`` best, the ``candidate_pool`` nearest by exact cosine and
+every text match are scored exactly (``Searcher._active``). With filters,
+candidates are the nearest facts and best FTS5 matches among the facts that
+pass them, so a narrow filter never starves the result list. Each hit carries
+its parts so a person can see why it ranked. The context part
+(``context_weight`` × the best batch neighbour's score, see ``search_context``)
+is 0 in the seed's formula, ``context_weight = 0``.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ from .decay import STATUSES, age_days, decay_rate, effective_confidence, freshne
 from .errors import InvalidInput
 from .fts import TermCounts, match_expression
 from .records import Fact, fact_columns, load_facts
-from .search_context import context_of, lookup, with_neighbours
+from .search_context import context_of, lookup
 from .vectors import VectorIndex
 
 
@@ -101,6 +104,34 @@ def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: M
     if limits.text_match_budget <= 0:
         return match_expression(query)
     return match_expression(query, term_frequency(db, index, limits), limits.text_match_budget)
+
+
+# Per open memory: every indexed fact's freshness, for ranking them all roughly (see ``Searcher._active``).
+_FRESHNESS: weakref.WeakKeyDictionary[VectorIndex, tuple[int, float, np.ndarray]] = weakref.WeakKeyDictionary()
+# Freshness moves by freshness_rate (0.01) a day, so a minute-old copy is off by < 1e-5: fine for choosing
+# which facts to score exactly, and those are scored at the exact time.
+FRESHNESS_REUSE_SECONDS = 60.0
+
+
+def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> np.ndarray:
+    """Freshness of every indexed row (float32), worked out again after a write or a minute."""
+    cached = _FRESHNESS.get(index)
+    if cached is not None and cached[0] == index.version and abs(now - cached[1]) < FRESHNESS_REUSE_SECONDS:
+        return cached[2]
+    found = freshness(age_days(now, index.meta[:, 0]), limits.freshness_rate, limits.freshness_floor)
+    _FRESHNESS[index] = (index.version, now, found.astype(np.float32))
+    return _FRESHNESS[index][2]
+
+
+@dataclass
+class TextMatches:
+    """Active text matches: index rows and BM25 parts, best first."""
+    rows: np.ndarray
+    scores: np.ndarray
+
+    def at(self, rows: np.ndarray) -> np.ndarray:
+        """The BM25 part of each row (0 for rows that do not match)."""
+        return lookup(self.rows, self.scores, rows)
 
 
 @dataclass
@@ -191,42 +222,26 @@ class Searcher:
         meta = [(r["last_reinforced"], r["confidence"], decay_rate(r["kind"])) for r in rows.values()]
         return np.fromiter(rows, np.int64, len(rows)), np.asarray(meta, np.float64).reshape(-1, 3)
 
-    def _bm25_active(self, query: str) -> tuple[np.ndarray, np.ndarray]:
-        """(index rows, BM25 in 0..1) of active text matches, best first; FTS5 orders by rank itself, no join.
+    def _bm25_active(self, query: str) -> TextMatches:
+        """Active text matches and their BM25 parts, best first; FTS5 orders by rank itself, no join.
 
-        Every match is read (up to ``text_match_budget``, which bounds them anyway),
-        not just the ``candidate_pool`` best: FTS5 scores them all for the ORDER BY
-        regardless, and a cosine candidate or a context neighbour further down the
-        text ranking then gets its true BM25 part instead of 0.
+        Every match is read (``text_match_budget`` bounds them): FTS5 scores them
+        all for the ORDER BY regardless, and every fact gets its true BM25 part.
         """
         expression = text_query(query, self.db, self.index, self.limits)
         if expression is None:
-            return np.zeros(0, np.int64), np.zeros(0)
+            return TextMatches(np.zeros(0, np.int64), np.zeros(0))
         limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
         found = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
                                 "ORDER BY rank LIMIT ?", (expression, limit)).fetchall()
         if not found:
-            return np.zeros(0, np.int64), np.zeros(0)
+            return TextMatches(np.zeros(0, np.int64), np.zeros(0))
         ids, ranks = np.asarray(found, np.float64).T
         rows = self.index.rows_or_missing(ids.astype(np.int64))
         active = rows >= 0
         rows, text = rows[active], -ranks[active]
-        return rows, (text / text[0] if len(text) and text[0] > 0 else np.zeros(len(text)))
-
-    def _active_candidates(self, query: str, query_vector: np.ndarray) -> tuple[np.ndarray, ...]:
-        """The default path: every candidate is an indexed active fact, so nothing but FTS touches SQLite.
-
-        Cosine candidates are the ``candidate_pool`` nearest rows (exact cosines,
-        see ``VectorIndex.top_cosines``); text matches outside them get their exact
-        cosine too, from one product over just their rows. Returns (rows, cosines,
-        and all text matches' rows and BM25 parts).
-        """
-        rows, cosines = self.index.top_cosines(query_vector, self.limits.candidate_pool)
-        text_rows, text_scores = self._bm25_active(query)
-        extra = np.setdiff1d(text_rows[: self.limits.candidate_pool], rows, assume_unique=True)
-        picked = np.concatenate([rows, extra])
-        cosines = np.concatenate([cosines, self.index.cosine_rows(extra, query_vector)]).astype(np.float64)
-        return picked, cosines, text_rows, text_scores
+        parts = text / text[0] if len(text) and text[0] > 0 else np.zeros(len(text))
+        return TextMatches(rows, parts)
 
     def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:
         """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows."""
@@ -235,23 +250,41 @@ class Searcher:
         base = (self.limits.cosine_weight * np.maximum(0.0, cos) + self.limits.bm25_weight * text) * fresh
         return base, fresh, effective_confidence(meta[:, 1], meta[:, 2], days)
 
-    def _active(self, query: str, query_vector: np.ndarray, now: float,
-                top_k: int | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
-        """(rows, cosines, BM25 parts, how many leading rows rank) on the default path, context neighbours added."""
-        rows, cos, text_rows, text_scores = self._active_candidates(query, query_vector)
-        text = lookup(text_rows, text_scores, rows)
-        if self.limits.context_weight <= 0:
-            return rows, cos, text, len(rows)
+    def _active(self, text: TextMatches, query_vector: np.ndarray, now: float, top_k: int,
+                min_confidence: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The default path: every indexed active fact is scored, roughly, and the best exactly.
 
-        def score(new: np.ndarray) -> tuple[np.ndarray, ...]:
-            new_cos = self.index.cosine_rows(new, query_vector).astype(np.float64)
-            new_text = lookup(text_rows, text_scores, new)
-            return new_cos, new_text, self._base(self.index.meta[new], new_cos, new_text, now)[0]
-
-        parts = (cos, text, self._base(self.index.meta[rows], cos, text, now)[0])
-        rows, (cos, text, _), ranked = with_neighbours(self.index, rows, parts, score,
-                                                       self.limits.context_weight, top_k)
-        return rows, cos, text, ranked
+        The rough score is the full formula (cosine, BM25, freshness and context)
+        with each cosine estimated from the index's sketch (exact below its size,
+        see ``VectorIndex.estimated_cosines``). The ``candidate_pool`` (at least
+        ``top_k``) best by it and every text match are re-scored exactly, with their batch neighbours
+        (which only lend context). Nothing but FTS touches SQLite. Returns (rows,
+        exact cosines, BM25 parts, how many leading rows rank).
+        """
+        index, w = self.index, self.limits
+        pool = max(w.candidate_pool, top_k)
+        # In place and in float32: at 100k facts each pass over the rows costs ~50 us.
+        rough = index.estimated_cosines(query_vector)
+        # The nearest by exact cosine too, chosen from a shortlist several times larger: a sketch
+        # estimate runs low exactly when fact and query share a topic the sketch does not span.
+        nearest, nearest_cos = index.top_cosines(query_vector, pool, rough)
+        rough[nearest] = nearest_cos
+        np.maximum(rough, 0.0, out=rough)
+        rough *= w.cosine_weight
+        rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32)
+        rough *= rough_freshness(index, now, w)
+        if w.context_weight > 0:
+            rough += np.float32(w.context_weight) * index.neighbour_maximum(rough)
+        if min_confidence is not None:
+            meta = index.meta
+            rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
+        ranked = np.union1d(np.union1d(index.largest(rough, pool), nearest), text.rows)
+        rows = ranked
+        if w.context_weight > 0:
+            near = np.concatenate(index.neighbours(ranked))
+            rows = np.concatenate([ranked, np.setdiff1d(near[near >= 0], ranked)])
+        cos = index.cosine_rows(rows, query_vector).astype(np.float64)
+        return rows, cos, text.at(rows), len(ranked)
 
     def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
         allowed = self._allowed_ids(filters)
@@ -298,22 +331,28 @@ class Searcher:
             cos[k] = max(0.0, float(np.frombuffer(blob, dtype=np.float32) @ query_vector))
         return cos
 
+    def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,
+                now: float, ranked: int, top_k: int, query_vector: np.ndarray) -> tuple[np.ndarray, tuple]:
+        """(cosines, (base, freshness, effective confidence, context, score)), exact near the top k."""
+        cos = np.maximum(0.0, cos)
+        scored = self._scores(rows, meta, cos, text, now, ranked)
+        if self.index.error > 0:
+            cos = self._exact_near_top(found, rows, cos, scored[-1], top_k, query_vector)
+            scored = self._scores(rows, meta, cos, text, now, ranked)
+        return cos, scored
+
     def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
         if filters.narrows:
             found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
             rows, ranked = self.index.rows_or_missing(found), len(found)
         else:
-            # A confidence filter drops hits after scoring, so the k-th best base bounds nothing then.
-            bound = top_k if filters.min_confidence is None else None
-            rows, cos, text, ranked = self._active(query, query_vector, now, bound)
+            rows, cos, text, ranked = self._active(self._bm25_active(query), query_vector, now, top_k,
+                                                   filters.min_confidence)
             found, meta = self.index.ids[rows], self.index.meta[rows]
         if len(found) == 0:
             return []
-        cos = np.maximum(0.0, cos)
-        base, fresh, effective, context, score = self._scores(rows, meta, cos, text, now, ranked)
-        if self.index.error > 0:
-            cos = self._exact_near_top(found, rows, cos, score, top_k, query_vector)
-            base, fresh, effective, context, score = self._scores(rows, meta, cos, text, now, ranked)
+        cos, scored = self._ranked(found, rows, meta, cos, text, now, ranked, top_k, query_vector)
+        base, fresh, effective, context, score = scored
         if filters.min_confidence is not None:
             score = np.where(effective >= filters.min_confidence, score, -1.0)
         order = np.lexsort((-found, -score))[:top_k]
@@ -321,3 +360,4 @@ class Searcher:
         facts = load_facts(self.db, found[order].tolist())
         return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
                     float(effective[k]), float(context[k])) for k in order]
+

@@ -16,6 +16,7 @@ from typing import Iterator
 
 from .errors import StoreError
 from .migrations import LATEST_VERSION, migrate
+from .reads import PendingReads, write_reads
 
 SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -73,6 +74,7 @@ class Store:
         self.db = db
         self.read_only = read_only
         self.lock = threading.RLock()
+        self.reads = PendingReads()
 
     @classmethod
     def open(cls, path: Path | str, create: bool = True) -> "Store":
@@ -108,12 +110,37 @@ class Store:
 
     def close(self) -> None:
         with self.lock:
+            self.write_pending_reads()
             self.db.close()
 
+    def count_reads(self, fact_ids: list[int], at: float) -> None:
+        """Note that these facts were read; the counters are written later (see ``engine/reads.py``)."""
+        if fact_ids and not self.read_only:
+            with self.lock:
+                self.reads.note(fact_ids, at)
+                if self.reads.due:
+                    self.write_pending_reads()
+
+    def write_pending_reads(self) -> None:
+        """Write noted reads now, in their own transaction; a busy, full or read-only file keeps them noted."""
+        if not self.reads or self.read_only or self.db.in_transaction:
+            return
+        try:
+            with self.transaction():
+                pass  # a write transaction writes pending reads first
+        except (StoreError, sqlite3.DatabaseError):
+            pass  # telemetry: they stay pending and go with the next write
+
     @contextlib.contextmanager
-    def guard(self) -> Iterator[sqlite3.Connection]:
-        """Hold the lock, and turn a damaged or vanished file into a clear ``StoreError``."""
+    def guard(self, reads_first: bool = True) -> Iterator[sqlite3.Connection]:
+        """Hold the lock, and turn a damaged or vanished file into a clear ``StoreError``.
+
+        Unless ``reads_first`` is false (searches), reads noted earlier are written
+        first, so whatever the call reads or plans sees the counters up to date.
+        """
         with self.lock:
+            if reads_first and self.reads:
+                self.write_pending_reads()
             try:
                 yield self.db
             except sqlite3.IntegrityError:
@@ -134,10 +161,13 @@ class Store:
                 self.db.execute("BEGIN IMMEDIATE")
             except sqlite3.OperationalError as err:
                 raise StoreError(_explain(self.path, err)) from None
+            reads = self.reads.take()
             try:
+                write_reads(self.db, reads)
                 yield self.db
                 self.db.execute("COMMIT")
             except BaseException as err:
+                self.reads.put_back(reads)
                 if self.db.in_transaction:
                     self.db.execute("ROLLBACK")
                 if isinstance(err, sqlite3.OperationalError):

@@ -174,3 +174,41 @@ def test_index_follows_writes_from_another_process(filled: Memory, db_path, cloc
         other.absorb(["The Tidewater project exports robot data to Spreeline Lake every night."])
     hits = filled.search("Tidewater nightly export", top_k=1)
     assert "Tidewater" in hits[0].fact.text and hits[0].cosine > 0.4
+
+
+TOPICS = [
+    ["Melanie: How did the camping weekend in June go for you and the kids?",
+     "Caroline: It was awesome! We explored nature and roasted marshmallows around the fire.",
+     "Melanie: Lovely. The kids still talk about the lake where we swam last summer."],
+    ["Ivan: The Ferrite ingest service fell behind again during the nightly reindex.",
+     "Maya: I raised the Kafka consumer batch size and the lag cleared within an hour.",
+     "Ivan: Then let us keep the new batch size and watch the dashboards on Friday."],
+    ["Sofia: I moved from Porto to Lisbon in March for the data platform job.",
+     "Jonas: How is the commute? I heard the trains along the river are crowded.",
+     "Sofia: I cycle to the office along the river, about twenty minutes each way."],
+]
+SINGLES = ["Backups of the Ferrite database run nightly at 02:00 UTC to the Lisbon site.",
+           "The scout jamboree serves roasted marshmallows every evening by the lake.",
+           "Northwind Robotics is headquartered in Kazan, next to the Kazanka river.",
+           "Maya prefers dark mode in every editor and terminal she uses."]
+
+
+def test_a_small_pool_finds_the_same_top_k_as_scoring_every_fact(db_path, clock, embedder) -> None:
+    """Facts lifted by context or freshness rank even when neither cosine nor BM25 alone puts them in the pool."""
+    def settings(pool: int) -> Settings:
+        return replace(Settings(), memory=replace(Settings().memory, candidate_pool=pool))
+
+    with Memory(db_path, settings(2), clock=clock, embedder=embedder) as memory:
+        for turns in TOPICS:  # a batch each, weeks apart: context and freshness both differ
+            memory.absorb(turns)
+            clock.advance(20)
+        memory.absorb(SINGLES)
+        queries = ["camping trip with the kids", "why was the ingest lagging", "how does Sofia get to work",
+                   "river", "what happens every night"]
+        small = {q: memory.search(q, top_k=5) for q in queries}
+    with Memory(db_path, settings(10_000), clock=clock, embedder=embedder) as memory:
+        for query in queries:
+            every = memory.search(query, top_k=5)
+            assert [h.fact.id for h in small[query]] == [h.fact.id for h in every]
+            assert [h.score for h in small[query]] == pytest.approx([h.score for h in every])
+    assert all(len(found) == 5 for found in small.values())

@@ -50,7 +50,7 @@ def test_large_index_keeps_a_sketch_and_top_cosines_are_exact(index: VectorIndex
 
 
 def _sketch_matches_matrix(index: VectorIndex) -> bool:
-    return bool(np.allclose(index._sketch[: len(index)], index._project(index.matrix), atol=1e-5))
+    return bool(np.allclose(index._sketch[:, : len(index)].T, index._project(index.matrix), atol=1e-5))
 
 
 def test_rows_stay_consistent_through_removal_and_replacement(index: VectorIndex) -> None:
