@@ -46,7 +46,7 @@ class Reps:
     reabsorb: int = 30
     search_rounds: int = 2
     cold: int = 3
-    correctness: int = 30
+    correctness: int = 100
 
     def fresh_needed(self) -> int:
         return self.warmup + self.absorb_b1 + 100 * (self.warmup_batches + self.absorb_b100)
@@ -207,7 +207,7 @@ def cold_start(store: Path, work: Path, query: str, vector: np.ndarray, reps: Re
 # -- correctness --------------------------------------------------------------------
 
 class Reference:
-    """Hybrid search done the obvious way: every active fact scored, optionally within the engine's pools."""
+    """Hybrid search done the obvious way: every active fact scored exactly."""
 
     def __init__(self, db: sqlite3.Connection, model_id: str) -> None:
         rows = db.execute("SELECT id, embedding, last_reinforced, plan_id FROM facts WHERE status = 'active' "
@@ -255,56 +255,37 @@ class Reference:
         near = np.concatenate([self.before[rows], self.after[rows]])
         return near[near >= 0]
 
-    def top(self, query: str, vector: np.ndarray, pooled: bool, k: int = 10) -> list[int]:
-        """Top ``k`` ids over all facts; ``pooled`` mimics the engine's candidate pools.
-
-        Pooled, only the top ``candidate_pool`` facts by cosine and by BM25, and their
-        context neighbours, are ranked (every fact keeps its true parts).
-        """
-        cosine, text = self.parts(query, vector)
-        score = self.scores(cosine, text)
-        if pooled:
-            pool = self.limits.candidate_pool
-            keep = np.zeros(len(text), bool)
-            keep[[i for i in np.argsort(-text, kind="stable")[:pool] if text[i] > 0]] = True
-            keep[np.argsort(-cosine, kind="stable")[:pool]] = True
-            if self.limits.context_weight > 0:
-                keep[self.neighbours(np.flatnonzero(keep))] = True
-            score = np.where(keep, score, -np.inf)
-        order = np.lexsort((-self.ids, -score))[:k]  # the engine's tie-break: higher id first
+    def top(self, query: str, vector: np.ndarray, k: int = 10) -> list[int]:
+        """Top ``k`` ids over all facts (ties: the higher id first, as the engine breaks them)."""
+        score = self.scores(*self.parts(query, vector))
+        order = np.lexsort((-self.ids, -score))[:k]
         return [int(self.ids[i]) for i in order]
 
     def explain(self, query: str, vector: np.ndarray, fact_id: int) -> dict[str, Any]:
-        """Where a fact ranks by each part alone, to show why a pool left it out."""
+        """Where a fact the engine missed ranks by each part alone and by the full score."""
         cosine, text = self.parts(query, vector)
-        row, pool = self.row_of[fact_id], self.limits.candidate_pool
-        cosine_rank = int((cosine > cosine[row]).sum()) + 1
-        text_rank = int((text > text[row]).sum()) + 1 if text[row] > 0 else None
-        if cosine_rank <= pool and (text_rank is None or text_rank > pool):
-            why = f"in the cosine pool, BM25 rank {text_rank} > {pool}: beyond the text matches the engine reads?"
-        elif cosine_rank > pool and (text_rank is None or text_rank > pool):
-            why = f"outside both pools; freshness {self.fresh[row]:.2f} lifts it into the top 10"
-        else:
-            why = "in both pools (a tie at a pool's edge)"
-        return {"id": fact_id, "score": float(self.scores(cosine, text)[row]), "cosine": float(cosine[row]),
-                "cosine_rank": cosine_rank, "bm25": float(text[row]), "bm25_rank": text_rank,
-                "freshness": float(self.fresh[row]), "why": why}
+        score = self.scores(cosine, text)
+        row = self.row_of[fact_id]
+        return {"id": fact_id, "score": float(score[row]), "score_rank": int((score > score[row]).sum()) + 1,
+                "cosine": float(cosine[row]), "cosine_rank": int((cosine > cosine[row]).sum()) + 1,
+                "bm25": float(text[row]),
+                "bm25_rank": int((text > text[row]).sum()) + 1 if text[row] > 0 else None,
+                "freshness": float(self.fresh[row])}
 
 
 def correctness(memory: Memory, queries: list[str], vectors: np.ndarray) -> dict[str, Any]:
-    """Engine top-10 against the exhaustive reference, and against the reference limited to the engine's pools."""
+    """Engine top-10 against the exhaustive reference."""
     with closing(sqlite3.connect(f"file:{memory.path}?mode=ro", uri=True)) as db:
         reference = Reference(db, memory.model_id)
-        differences, pooled_agree = [], 0
+        differences = []
         for query, vector in zip(queries, vectors):
             engine_ids = [h.fact.id for h in memory.search(query, query_vector=vector, top_k=10)]
-            pooled_agree += engine_ids == reference.top(query, vector, pooled=True)
-            expected = reference.top(query, vector, pooled=False)
+            expected = reference.top(query, vector)
             if engine_ids != expected:
                 missing = [reference.explain(query, vector, i) for i in expected if i not in engine_ids]
                 differences.append({"query": query, "engine": engine_ids, "reference": expected,
                                     "missing_from_engine": missing})
-    return {"queries": len(queries), "agree": len(queries) - len(differences), "agree_within_pools": pooled_agree,
+    return {"queries": len(queries), "agree": len(queries) - len(differences),
             "pool": reference.limits.candidate_pool, "differences": differences}
 
 
