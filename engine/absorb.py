@@ -16,12 +16,12 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from .classify import Candidate, classify, same_key
+from .classify import Candidate, classify
 from .config import MemorySettings
 from .conflict import conflict_cue
 from .errors import InvalidInput, SecretRejected
 from .plans import INSERTING, PlanItem
-from .records import active_with_triple, candidate_rows, content_hash, stored_by_hash, stored_texts
+from .records import active_with_triple, candidate_rows, content_hash, normalise_text, stored_matches
 from .validation import Incoming, reject_secrets, validate
 from .vectors import VectorIndex
 
@@ -40,6 +40,16 @@ class _Work:
     hash: str
     vector: np.ndarray | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
+    # Normalised (subject, predicate), None without a triple: ``same_key`` as one comparison,
+    # since every item meets every earlier one.
+    key: tuple[str, str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.item.subject is not None and self.item.predicate is not None:
+            self.key = (normalise_text(self.item.subject), normalise_text(self.item.predicate))
+
+    def same_key(self, other: "_Work") -> bool:
+        return self.key is not None and self.key == other.key
 
 
 def _richness(item: Incoming) -> tuple[int, int]:
@@ -47,9 +57,10 @@ def _richness(item: Incoming) -> tuple[int, int]:
 
 
 def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[str, Any],
-               db: sqlite3.Connection) -> tuple[list[PlanItem], list[_Work]]:
-    """Checked items; a text stored verbatim skips the text's secret scan (see ``reject_secrets``).
+               db: sqlite3.Connection) -> tuple[list[PlanItem], list[_Work], dict[str, tuple[int, str]]]:
+    """Checked items, and the stored facts holding their texts (``stored_by_hash``).
 
+    A text stored verbatim skips the text's secret scan (see ``reject_secrets``).
     Only a verbatim match counts: a text equal to a stored one up to case or
     spacing has its hash but may not be the same to the detector ("AKIA…").
     """
@@ -63,7 +74,7 @@ def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[st
             rejected.append(PlanItem(index, "rejected", "validation", str(err)))
             continue
         checked.append(_Work(index, item, content_hash(item.text)))
-    stored = stored_texts(db, [w.hash for w in checked]) if checked else set()
+    known, stored = stored_matches(db, [w.hash for w in checked]) if checked else ({}, set())
     work = []
     for w in checked:
         try:
@@ -72,7 +83,7 @@ def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[st
             rejected.append(PlanItem(w.index, "rejected", "secrets", str(err)))
             continue
         work.append(w)
-    return rejected, work
+    return rejected, work, known
 
 
 def _evidence_of(work: _Work) -> dict[str, Any]:
@@ -105,14 +116,17 @@ def _merge_near(work: list[_Work], limits: MemorySettings) -> tuple[list[PlanIte
     """N->1 by cosine; the most informative item of a group survives, and disagreeing items never merge."""
     if len(work) < 2:
         return [], work
-    sims = np.stack([w.vector for w in work]) @ np.stack([w.vector for w in work]).T
+    vectors = np.stack([w.vector for w in work])
+    sims = vectors @ vectors.T
+    # Only pairs close enough are looked at, as plain ints, not 5,000 numpy scalars per batch of 100
+    # ("not below", so a NaN similarity is treated as before).
+    close = ~(sims < limits.consolidate_threshold)
     group_of: dict[int, int] = {}
-    for i in range(len(work)):
-        for j in range(i):
-            if j in group_of or sims[i, j] < limits.consolidate_threshold:
+    for i in range(1, len(work)):
+        for j in np.flatnonzero(close[i, :i]).tolist():
+            if j in group_of:
                 continue
-            a, b = work[i].item, work[j].item
-            if conflict_cue(a.text, b.text) or same_key(a, b):
+            if conflict_cue(work[i].item.text, work[j].item.text) or work[i].same_key(work[j]):
                 continue
             group_of[i] = j
             break
@@ -142,10 +156,9 @@ class AbsorbPlanner:
         self.classifier = classifier  # the heuristic, or the LLM in front of it (classify_llm)
 
     def plan(self, raw: Sequence[RawItem], defaults: dict[str, Any]) -> tuple[list[PlanItem], dict[int, np.ndarray]]:
-        items, work = _validated(raw, self.limits, defaults, self.db)
+        items, work, known = _validated(raw, self.limits, defaults, self.db)
         merged, work = _merge_identical(work)
         items += merged
-        known = stored_by_hash(self.db, [w.hash for w in work])
         if self.exclude:
             known = {h: found for h, found in known.items() if found[0] not in self.exclude}
         fresh = []
@@ -175,15 +188,16 @@ class AbsorbPlanner:
         nearest = self.index.nearest_many(vectors, self.limits.candidates)
         batch_sims = vectors @ vectors.T
         stored = self._stored_candidates(fresh, nearest)
-        planned: list[tuple[int, _Work, PlanItem]] = []
+        planned: dict[int, tuple[_Work, PlanItem]] = {}  # row -> earlier item to be inserted, in row order
+        planned_by_key: dict[tuple[str, str], list[int]] = {}
         superseded: tuple[set[int], set[int]] = (set(), set())  # stored fact ids, batch indexes
         items = []
         for row, w in enumerate(fresh):
-            sims = batch_sims[row].tolist()
-            # Only earlier items close enough, or sharing the triple, can be candidates: filter
-            # here with plain floats instead of building 100 x 100 numpy-scalar tuples.
-            close = [(sims[k], o, it) for k, o, it in planned
-                     if sims[k] >= self.limits.related_threshold or (w.item.subject and same_key(w.item, o.item))]
+            # Only earlier items close enough, or sharing the triple, can be candidates: found
+            # with one comparison per row and a lookup, not a Python loop over every earlier item.
+            near = np.flatnonzero(batch_sims[row, :row] >= self.limits.related_threshold).tolist()
+            rows = {r for r in near if r in planned} | set(planned_by_key.get(w.key, ()))
+            close = [(float(batch_sims[row, r]), *planned[r]) for r in sorted(rows)]
             candidates = self._candidates(w, stored[row], close, superseded)
             decision = self.classifier(w.item, candidates, self.limits)
             target = decision.target
@@ -196,7 +210,9 @@ class AbsorbPlanner:
                 item.target_index = target.index
             items.append(item)
             if decision.outcome in INSERTING:
-                planned.append((row, w, item))
+                planned[row] = (w, item)
+                if w.key is not None:
+                    planned_by_key.setdefault(w.key, []).append(row)
             if item.outcome == "supersede":
                 superseded[0].add(item.target_id)
                 superseded[1].add(item.target_index)
@@ -234,7 +250,7 @@ class AbsorbPlanner:
         for cosine, other, _item in planned:  # oldest first, each inserted in front: the newest ends up first
             if other.index in replaced:
                 continue
-            same_triple = same_key(w.item, other.item)
+            same_triple = w.same_key(other)
             if cosine >= self.limits.related_threshold or same_triple:
                 found.insert(0 if same_triple else len(found),
                              Candidate(other.item.text, other.item.scope, float(cosine), index=other.index,

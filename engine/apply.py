@@ -25,8 +25,12 @@ EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "r
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
 # Columns an item may record in ``before`` (what its reason rests on); any change refuses the plan.
 CHECKED = ("tags", "last_reinforced", "confidence", "access_count", "expires_at")
+REINFORCE_COLUMNS = "status, confidence, reinforcement_count, last_reinforced, evidence"
+TARGET_COLUMNS = "status, reinforcement_count, evidence, " + ", ".join(CHECKED)
 # Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
 LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises", "supersedes")
+# Journal details as ``records.journal`` writes them; one encoder, not one per row (json.dumps with options).
+_journal_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
 
 
 @dataclass
@@ -35,7 +39,13 @@ class Changes:
     plan_id: int | None = None
     inserted: list[int] = field(default_factory=list)
     deactivated: list[int] = field(default_factory=list)
-    touched: list[int] = field(default_factory=list)
+    touched: list[int] = field(default_factory=list)  # other columns changed (tags)
+    # Reinforced facts: fact id -> (last_reinforced, confidence), the only columns a reinforcement
+    # changes that the search index holds (its vector stays), so the index need not re-read the fact.
+    reinforced: dict[int, tuple[float, float]] = field(default_factory=dict)
+    # Inserted facts as the index holds them, fact id -> (vector, last_reinforced, confidence, kind,
+    # batch): just written, so the index need not read them back (ids missing here are re-read).
+    inserted_rows: dict[int, tuple[np.ndarray, float, float, str, int]] = field(default_factory=dict)
 
 
 def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
@@ -55,12 +65,21 @@ def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
     return [it for it in plan.items if it.index in chosen and it.outcome != "rejected"]
 
 
-def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem]) -> list[str]:
-    """Reasons why the plan no longer matches the store (empty when it still does)."""
-    problems = []
+def target_rows(db: sqlite3.Connection, selected: list[PlanItem]) -> dict[int, sqlite3.Row]:
+    """The rows of the facts the items name (targets, edge ends), with what ``check_fresh`` compares
+    and what a reinforcement starts from: read inside the write transaction, they serve both."""
     ends = [e["to_id"] for it in selected for e in it.edges]
-    facts = fact_columns(db, [*(it.target_id for it in selected if it.target_id is not None), *ends],
-                         "status, " + ", ".join(CHECKED))
+    return fact_columns(db, [*(it.target_id for it in selected if it.target_id is not None), *ends], TARGET_COLUMNS)
+
+
+def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem],
+                facts: dict[int, sqlite3.Row] | None = None) -> list[str]:
+    """Reasons why the plan no longer matches the store (empty when it still does).
+
+    ``facts`` are the ``target_rows`` of ``selected`` when the caller has read them already.
+    """
+    problems = []
+    facts = target_rows(db, selected) if facts is None else facts
     for it in selected:
         if it.target_id is None:
             continue
@@ -87,11 +106,11 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem]) ->
     # A fact this plan retires, or the inserted fact's own source (an edge of the item), may share its
     # text (distill re-absorbs a run fact's text as agent knowledge): neither counts as "stored since".
     retiring = {it.target_id for it in selected if it.outcome in STATUS_CHANGES}
-    inserting = [it for it in selected if it.outcome in INSERTING]
-    already = active_hash_owners(db, [content_hash(it.incoming["text"]) for it in inserting])
-    for it in inserting:
+    inserting = [(it, content_hash(it.incoming["text"])) for it in selected if it.outcome in INSERTING]
+    already = active_hash_owners(db, [text_hash for _, text_hash in inserting])
+    for it, text_hash in inserting:
         sources = {e["to_id"] for e in it.edges}
-        found = sorted(already.get(content_hash(it.incoming["text"]), set()) - retiring - sources)
+        found = sorted(already.get(text_hash, set()) - retiring - sources)
         if found:
             problems.append(f"item {it.index}: the same text was stored since, as fact {found[0]}")
     return problems
@@ -125,9 +144,11 @@ class PlanWriter:
     """Writes the selected items of one plan inside an open transaction."""
 
     def __init__(self, db: sqlite3.Connection, plan: Plan, now: float, actor: str, model_id: str,
-                 limits: Any, vectors: dict[int, np.ndarray]) -> None:
+                 limits: Any, vectors: dict[int, np.ndarray], targets: dict[int, sqlite3.Row] | None = None) -> None:
         self.db, self.plan, self.now, self.actor = db, plan, now, actor
         self.model_id, self.limits, self.vectors = model_id, limits, vectors
+        # ``target_rows`` read in this transaction, if the caller has them: reinforcement needs no second read.
+        self.targets = targets or {}
         self.changes = Changes(plan_id=plan.id)
         self.fact_of_index: dict[int, int] = {}
         self._journal: list[tuple] = []
@@ -204,8 +225,7 @@ class PlanWriter:
 
     def _log(self, action: str, fact_id: int, details: dict[str, Any]) -> None:
         """Queue a journal row; they are written together at the end of ``write``, in order."""
-        self._journal.append((self.now, self.actor, action, fact_id, self.plan.id,
-                              json.dumps(details, ensure_ascii=False, sort_keys=True)))
+        self._journal.append((self.now, self.actor, action, fact_id, self.plan.id, _journal_json(details)))
 
     def _reinforce(self, duplicates: list[PlanItem]) -> None:
         """All reinforcements of the plan with one read and two batched writes (the re-absorb fast path)."""
@@ -213,8 +233,13 @@ class PlanWriter:
             return
         for it in duplicates:
             it.fact_id = self.fact_of_index[it.index] = self._target(it)
-        facts = fact_columns(self.db, [it.fact_id for it in duplicates],
-                             "status, confidence, reinforcement_count, last_reinforced, evidence")
+        # Rows read before this write still hold unless the plan changed the fact's status since
+        # (superseded by an item before); a fact this plan inserted was never read.
+        changed = set(self.changes.deactivated)
+        wanted = {it.fact_id for it in duplicates}
+        facts = {fid: self.targets[fid] for fid in wanted if fid in self.targets and fid not in changed}
+        if len(facts) < len(wanted):
+            facts.update(fact_columns(self.db, wanted - facts.keys(), REINFORCE_COLUMNS))
         state: dict[int, dict[str, Any]] = {}
         entries, aliases = [], []
         for it in duplicates:
@@ -223,27 +248,30 @@ class PlanWriter:
                 continue  # a known old version: history already has it, and it must not come back to life
             now = state.get(it.fact_id) or state.setdefault(it.fact_id, {
                 "confidence": fact["confidence"], "count": fact["reinforcement_count"],
-                "last": fact["last_reinforced"], "evidence": json.loads(fact["evidence"] or "[]")})
+                "last": fact["last_reinforced"], "stored_evidence": fact["evidence"], "evidence": None})
             before = {"confidence": now["confidence"], "reinforcement_count": now["count"],
                       "last_reinforced": now["last"]}
             now["confidence"] = reinforced(now["confidence"], self.limits.reinforce_gain, self.limits.confidence_cap)
             now["count"] += 1
             now["last"] = self.now
             for entry in (_own_evidence(it, with_text=it.decided_by != "hash"), *it.evidence):
-                if entry and entry not in now["evidence"]:
+                if not entry:
+                    continue  # the usual re-absorb: same text, no source, so no evidence to parse or add
+                if now["evidence"] is None:
+                    now["evidence"] = json.loads(now["stored_evidence"] or "[]")
+                if entry not in now["evidence"]:
                     now["evidence"].append(entry)
                     aliases += [(it.fact_id, entry["text"])] if entry.get("text") else []
             after = {"confidence": now["confidence"], "reinforcement_count": now["count"], "last_reinforced": self.now}
             entries.append((it.fact_id, {"before": before, "after": after, "decided_by": it.decided_by}))
         self.db.executemany(
             "UPDATE facts SET confidence = ?, reinforcement_count = ?, last_reinforced = ?, evidence = ? WHERE id = ?",
-            [(v["confidence"], v["count"], v["last"], json.dumps(v["evidence"], ensure_ascii=False), fid)
-             for fid, v in state.items()])
+            [(v["confidence"], v["count"], v["last"], _evidence_column(v), fid) for fid, v in state.items()])
         for fact_id, details in entries:
             self._log("reinforce", fact_id, details)
         for fact_id, text in aliases:
             add_aliases(self.db, fact_id, [text])
-        self.changes.touched.extend(state)
+        self.changes.reinforced.update((fid, (v["last"], v["confidence"])) for fid, v in state.items())
 
     def _insert(self, it: PlanItem) -> None:
         item = Incoming(**it.incoming)
@@ -262,6 +290,8 @@ class PlanWriter:
         it.fact_id = fact_id
         self.fact_of_index[it.index] = fact_id
         self.changes.inserted.append(fact_id)
+        self.changes.inserted_rows[fact_id] = (np.asarray(vector, dtype=np.float32), created, values["confidence"],
+                                               item.kind, self.plan.id)
         details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
                                    "kind": item.kind, "content_hash": values["content_hash"]}
         if it.outcome != "new":
@@ -277,6 +307,13 @@ class PlanWriter:
             add_aliases(self.db, fact_id, [e["text"] for e in it.evidence if e.get("text")])
         self._log("absorb", fact_id, details)
         link_entities(self.db, fact_id, item.entities, item.relations, self.now)
+
+
+def _evidence_column(state: dict[str, Any]) -> str:
+    """The evidence column after reinforcing: re-encoded only when evidence was added."""
+    if state["evidence"] is None:
+        return state["stored_evidence"] or "[]"
+    return json.dumps(state["evidence"], ensure_ascii=False)
 
 
 def _own_evidence(it: PlanItem, with_text: bool) -> dict[str, Any]:

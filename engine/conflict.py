@@ -39,8 +39,10 @@ for _a, _b in _ANTONYM_PAIRS:
     ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
 
 
+@lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
-    # A crude English stemmer is enough to match "likes"/"liked" to "like".
+    # A crude English stemmer is enough to match "likes"/"liked" to "like". Cached: every new text
+    # is profiled (absorb meets thousands), but its words are mostly ones seen before.
     for suffix in ("ing", "ed", "es", "s"):
         if len(word) > len(suffix) + 2 and word.endswith(suffix):
             base = word[: -len(suffix)]
@@ -49,7 +51,7 @@ def _stem(word: str) -> str:
 
 
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in _WORD.findall(text)]
+    return list(map(str.lower, _WORD.findall(text)))
 
 
 def _negated(words: list[str]) -> bool:
@@ -60,7 +62,7 @@ def _negated(words: list[str]) -> bool:
 def _profile(text: str) -> tuple[bool, frozenset[str], tuple[str, ...]]:
     """(negated, stems, numbers) of a text; cached because one text meets many candidates."""
     words = _words(text)
-    return _negated(words), frozenset(_stem(w) for w in words), tuple(sorted(_NUMBER.findall(text)))
+    return _negated(words), frozenset(map(_stem, words)), tuple(sorted(_NUMBER.findall(text)))
 
 
 def conflict_cue(a: str, b: str) -> str | None:

@@ -13,10 +13,14 @@ from .records import normalise_text
 
 
 def entity_id(db: sqlite3.Connection, name: str, entity_type: str, at: float) -> int:
+    """The node of (normalised name, type), created with this spelling the first time it is named."""
     norm = normalise_text(name)
-    db.execute("INSERT OR IGNORE INTO entities (name, norm_name, type, created_at) VALUES (?, ?, ?, ?)",
-               (name, norm, entity_type, at))
-    return int(db.execute("SELECT id FROM entities WHERE norm_name = ? AND type = ?", (norm, entity_type)).fetchone()[0])
+    # Look first: most names are known already, and then this is the only statement.
+    found = db.execute("SELECT id FROM entities WHERE norm_name = ? AND type = ?", (norm, entity_type)).fetchone()
+    if found is not None:
+        return int(found[0])
+    return int(db.execute("INSERT INTO entities (name, norm_name, type, created_at) VALUES (?, ?, ?, ?)",
+                          (name, norm, entity_type, at)).lastrowid)
 
 
 def link_entities(db: sqlite3.Connection, fact_id: int, entities: list[dict[str, str]],

@@ -17,7 +17,7 @@ import numpy as np
 from . import audit, browse, history, timeline, transfer
 from .absorb import AbsorbPlanner, RawItem
 from .jsonl import open_input, read_records
-from .apply import Changes, PlanWriter, check_fresh, select_items
+from .apply import Changes, PlanWriter, check_fresh, select_items, target_rows
 from .clock import Clock, system_clock
 from .config import Settings
 from .decay import decay_rate
@@ -170,8 +170,37 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
             self._reload(r[1] for r in rows if r[1] is not None)
 
     def _note_changes(self, changes: Changes) -> None:
-        if self._index is not None:
-            self._reload([*changes.inserted, *changes.deactivated, *changes.touched])
+        if self._index is None:
+            return
+        changed = {*changes.deactivated, *changes.touched}  # e.g. inserted, then superseded in the same plan
+        known = {fid: row for fid, row in changes.inserted_rows.items() if fid not in changed}
+        reinforced = {fid: v for fid, v in changes.reinforced.items() if fid not in changed}
+        for fid in known.keys() & reinforced.keys():  # inserted, then reinforced by a later item
+            vector, _, _, kind, batch = known[fid]
+            known[fid] = (vector, *reinforced.pop(fid), kind, batch)
+        # In the order a full reload used (inserted, deactivated, touched): it decides the index's row order.
+        self._reload([fid for fid in (*changes.inserted, *changes.deactivated, *changes.touched) if fid not in known])
+        self._add_inserted(known)
+        self._refresh_reinforced(reinforced)
+
+    def _add_inserted(self, rows: dict[int, tuple[np.ndarray, float, float, str, int]]) -> None:
+        """Index facts this process just inserted, from what it wrote rather than by reading them back."""
+        usable = {fid: row for fid, row in rows.items() if len(row[0]) == self._index.dim}
+        self._reload(fid for fid in rows if fid not in usable)  # a vector of another width: as ``_reload`` decides
+        if usable:
+            self._index.add(list(usable), np.stack([row[0] for row in usable.values()]),
+                            np.asarray([(last, confidence, decay_rate(kind), batch)
+                                        for _, last, confidence, kind, batch in usable.values()]))
+
+    def _refresh_reinforced(self, reinforced: dict[int, tuple[float, float]]) -> None:
+        """New (last_reinforced, confidence) of facts whose vectors did not change: no BLOB read back."""
+        if not reinforced:
+            return
+        ids = list(reinforced)
+        rows = self._index.rows_or_missing(np.asarray(ids, dtype=np.int64))
+        kept = [fid for fid, row in zip(ids, rows.tolist()) if row >= 0]
+        self._reload([fid for fid, row in zip(ids, rows.tolist()) if row < 0])  # not indexed: as any change
+        self._index.set_ranking(kept, [reinforced[fid] for fid in kept])
 
     # -- absorb and plans --------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
@@ -236,26 +265,33 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
     def _apply(self, plan: Plan, only: list[int] | None, vectors: dict[int, np.ndarray]) -> Plan:
         selected = select_items(plan, only)
         now = self.clock()
-        problems = check_fresh(self._store.db, plan, selected)
-        if problems:
-            with self._store.transaction() as db:
-                mark_plan(db, plan, "refused", now, "; ".join(problems))
-            raise PlanError(f"plan {plan.id} is out of date and was refused, nothing written: {problems[0]}"
-                            + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
-                            + "; make a new dry run")
         missing = [it for it in selected if it.incoming and it.index not in vectors and it.outcome in INSERTING]
         if missing:
+            # Embedding is slow: refuse a stale plan before paying for it (checked again when writing).
+            if problems := check_fresh(self._store.db, plan, selected):
+                with self._store.transaction() as db:
+                    mark_plan(db, plan, "refused", now, "; ".join(problems))
+                raise _out_of_date(plan, problems)
             vectors = dict(vectors)
             for it, vector in zip(missing, self.embed([it.incoming["text"] for it in missing])):
                 vectors[it.index] = vector
         with self._store.transaction() as db:
-            if plan.kind == "import":
-                changes = transfer.restore(db, plan, selected, vectors, self.model_id, now, self.actor)
+            # Checked inside the write transaction: nothing changes between the check and the write,
+            # and the rows read for it are the ones reinforcements start from.
+            targets = target_rows(db, selected)
+            problems = check_fresh(db, plan, selected, targets)
+            if problems:
+                mark_plan(db, plan, "refused", now, "; ".join(problems))
             else:
-                changes = PlanWriter(db, plan, now, self.actor, self.model_id, self.settings.memory,
-                                     vectors).write(selected)
-            plan.applied_indexes = [it.index for it in selected]
-            mark_plan(db, plan, "applied", now)
+                if plan.kind == "import":
+                    changes = transfer.restore(db, plan, selected, vectors, self.model_id, now, self.actor)
+                else:
+                    changes = PlanWriter(db, plan, now, self.actor, self.model_id, self.settings.memory,
+                                         vectors, targets).write(selected)
+                plan.applied_indexes = [it.index for it in selected]
+                mark_plan(db, plan, "applied", now)
+        if problems:
+            raise _out_of_date(plan, problems)
         self._note_changes(changes)
         return plan
 
@@ -407,3 +443,10 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
                 found.append((fact_id, f"its vector is damaged: {length} byte{'s' * (length != 1)}, "
                                        f"where {self.model_id} makes {size}"))
         return found
+
+
+def _out_of_date(plan: Plan, problems: list[str]) -> PlanError:
+    """The error for a plan refused because the store changed since it was made."""
+    return PlanError(f"plan {plan.id} is out of date and was refused, nothing written: {problems[0]}"
+                     + (f" (and {len(problems) - 1} more)" if len(problems) > 1 else "")
+                     + "; make a new dry run")

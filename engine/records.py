@@ -123,10 +123,14 @@ def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqli
     return fact_columns(db, ids, "text, scope, status, subject, predicate, object")
 
 
+# ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (three per inserted fact).
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
 def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarray | None, model_id: str | None) -> int:
     row = dict(values)
     for key in ("tags", "evidence", "metadata"):
-        row[key] = json.dumps(row.get(key) or ([] if key != "metadata" else {}), ensure_ascii=False)
+        row[key] = _to_json(row.get(key) or ([] if key != "metadata" else {}))
     row["embedding"] = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     row["embedding_model"] = model_id if vector is not None else None
     columns = ", ".join(row)
@@ -136,36 +140,42 @@ def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarr
 
 def update_fact(db: sqlite3.Connection, fact_id: int, changes: dict[str, Any]) -> None:
     sets = ", ".join(f"{k} = :{k}" for k in changes)
-    values = {k: (json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v) for k, v in changes.items()}
+    values = {k: (_to_json(v) if isinstance(v, (list, dict)) else v) for k, v in changes.items()}
     db.execute(f"UPDATE facts SET {sets} WHERE id = :_id", {**values, "_id": fact_id})
 
 
 def stored_by_hash(db: sqlite3.Connection, hashes: list[str]) -> dict[str, tuple[int, str]]:
     """content_hash -> (id, status) of the fact with it, preferring an active one, then the newest."""
+    return stored_matches(db, hashes)[0]
+
+
+def stored_matches(db: sqlite3.Connection, hashes: list[str]) -> tuple[dict[str, tuple[int, str]], set[str]]:
+    """``stored_by_hash``, and the exact texts of the stored facts with those hashes, in one pass.
+
+    Absorb needs both (the texts skip a second secret scan); one read of the facts
+    rows serves both, and the aliases are only searched for hashes with no active fact.
+    """
     found: dict[str, tuple[int, str]] = {}
+    texts: set[str] = set()
     for start in range(0, len(hashes), 500):
         chunk = hashes[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        for h, fact_id, status in db.execute(
-                f"SELECT content_hash, id, status FROM facts WHERE content_hash IN ({marks}) "
+        for h, fact_id, status, text in db.execute(
+                f"SELECT content_hash, id, status, text FROM facts WHERE content_hash IN ({marks}) "
                 f"ORDER BY status = 'active', id", chunk):
             found[h] = (fact_id, status)  # the last row per hash wins: active first, else newest
+            texts.add(text)
+        # An alias only matters where no active fact holds the text itself.
+        open_hashes = [h for h in dict.fromkeys(chunk) if h not in found or found[h][1] != "active"]
+        if not open_hashes:
+            continue
         for h, fact_id, status in db.execute(
                 f"SELECT a.content_hash, f.id, f.status FROM text_aliases a JOIN facts f ON f.id = a.fact_id "
-                f"WHERE a.content_hash IN ({marks}) ORDER BY f.status = 'active', f.id", chunk):
+                f"WHERE a.content_hash IN ({','.join('?' * len(open_hashes))}) ORDER BY f.status = 'active', f.id",
+                open_hashes):
             if h not in found or (found[h][1] != "active" and status == "active"):
                 found[h] = (fact_id, status)
-    return found
-
-
-def stored_texts(db: sqlite3.Connection, hashes: list[str]) -> set[str]:
-    """The exact texts of stored facts whose content hash is among ``hashes`` (one query per 500)."""
-    found: set[str] = set()
-    for start in range(0, len(hashes), 500):
-        chunk = hashes[start:start + 500]
-        found.update(r[0] for r in db.execute(
-            f"SELECT text FROM facts WHERE content_hash IN ({','.join('?' * len(chunk))})", chunk))
-    return found
+    return found, texts
 
 
 def add_aliases(db: sqlite3.Connection, fact_id: int, texts: Iterable[str]) -> None:

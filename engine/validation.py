@@ -26,6 +26,8 @@ FIELDS = frozenset({
 })
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (undecodable bytes): not valid UTF-8
+# Either of the two: clean text (nearly all) passes with one scan instead of two.
+_CONTROL_OR_SURROGATE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 SHORT_LIMIT = 500
 MAX_TAGS = 32
 MAX_ENTITIES = 64
@@ -65,9 +67,9 @@ def _short_string(value: Any, name: str) -> str:
         raise InvalidInput(f"{name} is empty")
     if len(value) > SHORT_LIMIT:
         raise InvalidInput(f"{name} is {len(value):,} characters; the limit is {SHORT_LIMIT}")
-    if _CONTROL.search(value):
-        raise InvalidInput(f"{name} contains control characters")
-    if _SURROGATE.search(value):
+    if _CONTROL_OR_SURROGATE.search(value):
+        if _CONTROL.search(value):
+            raise InvalidInput(f"{name} contains control characters")
         raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
     return value
 
@@ -88,10 +90,10 @@ def check_text(text: Any, limits: MemorySettings) -> tuple[str, list[str]]:
         raise InvalidInput("text is empty")
     if len(text) > limits.hard_cap_chars:
         raise InvalidInput(f"text is {len(text):,} characters; the limit is {limits.hard_cap_chars:,}")
-    bad = _CONTROL.search(text)
-    if bad:
-        raise InvalidInput(f"text contains a control character (code {ord(bad.group()):#04x}) at {bad.start()}")
-    if bad := _SURROGATE.search(text):
+    if _CONTROL_OR_SURROGATE.search(text):
+        if bad := _CONTROL.search(text):  # a control character is named first, wherever a surrogate is
+            raise InvalidInput(f"text contains a control character (code {ord(bad.group()):#04x}) at {bad.start()}")
+        bad = _SURROGATE.search(text)
         raise InvalidInput(f"text is not valid UTF-8: a lone surrogate (code {ord(bad.group()):#06x}) at {bad.start()}")
     warnings = []
     if len(text) < limits.min_text_chars or len(text) > limits.max_text_chars:
@@ -163,9 +165,8 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
         raw = {"text": raw}
     if not isinstance(raw, dict):
         raise InvalidInput("each item must be a JSON object with at least 'text'")
-    unknown = set(raw) - FIELDS
-    if unknown:
-        raise InvalidInput(f"unknown field '{str(sorted(unknown)[0])[:40]}'")
+    if not FIELDS.issuperset(raw):
+        raise InvalidInput(f"unknown field '{str(sorted(set(raw) - FIELDS)[0])[:40]}'")
     merged = {**(defaults or {}), **{k: v for k, v in raw.items() if v is not None}}
     text, warnings = check_text(merged.get("text"), limits)
     scope = merged.get("scope", "agent")

@@ -245,6 +245,14 @@ class VectorIndex:
                     self._sketch[:, row] = self._sketch[:, last]
             self._size = last
 
+    def set_ranking(self, fact_ids: list[int], ranking: np.ndarray) -> None:
+        """New (last_reinforced, confidence) of indexed facts whose vectors did not change (reinforcements)."""
+        rows = self.rows_or_missing(np.asarray(fact_ids, dtype=np.int64))
+        if (rows < 0).any():
+            raise KeyError("set_ranking is for indexed facts only")
+        self._meta[rows, :2] = np.asarray(ranking, dtype=np.float64).reshape(len(rows), 2)
+        self._changed()
+
     def _changed(self) -> None:
         self._adjacent = None
         self.version += 1

@@ -5,11 +5,13 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import numpy as np
 import pytest
 
-from engine import Memory, NotFound, PlanError, RawItem
+from engine import Memory, NotFound, PlanError, RawItem, Settings
 
 EDITOR = {"subject": "Maya", "predicate": "preferred_editor"}
+HOME = {"subject": "Jonas", "predicate": "home_city"}
 
 
 def _counts(db_path: Path) -> dict[str, int]:
@@ -295,3 +297,40 @@ def test_same_hash_but_not_verbatim_is_scanned(memory: Memory) -> None:
     memory.absorb([KNOWN])
     plan = memory.absorb([KNOWN.replace("akiaq3zv7t2l9xw4pb6n", "AKIAQ3ZV7T2L9XW4PB6N")])
     assert plan.items[0].outcome == "rejected" and "aws-access-key-id" in plan.items[0].reason
+
+
+def test_the_search_index_after_writes_is_what_a_fresh_load_reads(memory: Memory, db_path: Path, clock,
+                                                                   embedder) -> None:
+    """The index follows absorbs from what they wrote (new rows, reinforcements) without reading
+    them back; it must hold exactly the vectors and ranking columns a reload from the file gives."""
+    known = ["The staging cluster runs 3 replicas of the Ferrite ingest service.",
+             "Jonas Becker founded Spreeline Data in Berlin in 2019."]
+    memory.absorb(known)
+    clock.advance(1)
+    plan = memory.absorb([
+        *known,  # duplicates by hash: reinforced
+        {"text": "Maya's preferred editor is VS Code with the Rust analyzer plugin.", **EDITOR, "object": "VS Code"},
+        {"text": "Maya's preferred editor is still VS Code, whatever the project.", **EDITOR, "object": "VS Code"},
+        {"text": "Maya's preferred editor is now Helix; it needs almost no configuration.", **EDITOR,
+         "object": "Helix"},
+        {"text": "Jonas lives in Lisbon, close to the river.", **HOME, "object": "Lisbon"},
+        {"text": "Jonas has made Lisbon his home for years now.", **HOME, "object": "Lisbon"},
+    ])
+    # Reinforced; a new item reinforced by a later one of its batch, then superseded by the next;
+    # a new item reinforced by a later one and left active.
+    assert [(it.outcome, it.target_index) for it in plan.items] == [
+        ("duplicate", None), ("duplicate", None), ("new", None), ("duplicate", 2), ("supersede", 2),
+        ("new", None), ("duplicate", 5)]
+    clock.advance(2)
+    memory.absorb(known)
+    live = memory._index
+    with Memory(db_path, Settings(), clock=clock, actor="test", embedder=embedder) as reopened:
+        reopened.warm_up()
+        loaded = reopened._index
+
+    def by_id(index):
+        order = np.argsort(index.ids)
+        return index.ids[order], index.matrix[order], index.meta[order]
+
+    for ours, theirs in zip(by_id(live), by_id(loaded)):
+        np.testing.assert_array_equal(ours, theirs)
