@@ -256,19 +256,22 @@ class Searcher:
 
         The rough score is the full formula (cosine, BM25, freshness and context)
         with each cosine estimated from the index's sketch (exact below its size,
-        see ``VectorIndex.estimated_cosines``). The ``candidate_pool`` (at least
-        ``top_k``) best by it and every text match are re-scored exactly, with their batch neighbours
-        (which only lend context). Nothing but FTS touches SQLite. Returns (rows,
-        exact cosines, BM25 parts, how many leading rows rank).
+        see ``VectorIndex.estimated_cosines``) except on a shortlist of the nearest
+        estimates, which is scored exactly. The ``candidate_pool`` (at least
+        ``top_k``) best by it and every text match are ranked exactly, with their
+        batch neighbours (which only lend context). Nothing but FTS touches SQLite.
+        Returns (rows, exact cosines, BM25 parts, how many leading rows rank).
         """
         index, w = self.index, self.limits
         pool = max(w.candidate_pool, top_k)
-        # In place and in float32: at 100k facts each pass over the rows costs ~50 us.
         rough = index.estimated_cosines(query_vector)
-        # The nearest by exact cosine too, chosen from a shortlist several times larger: a sketch
-        # estimate runs low exactly when fact and query share a topic the sketch does not span.
-        nearest, nearest_cos = index.top_cosines(query_vector, pool, rough)
-        rough[nearest] = nearest_cos
+        # Exact cosines for a shortlist several times the pool: a sketch estimate runs low exactly
+        # when fact and query share a topic the sketch does not span, so the pool is chosen after.
+        shortlist = index.shortlist_cosines(query_vector, pool, rough)
+        if shortlist is not None:
+            rough[shortlist[0]] = shortlist[1]
+        exact = rough.copy() if shortlist is None else None
+        # In place and in float32: at 100k facts each pass over the rows costs ~50 us.
         np.maximum(rough, 0.0, out=rough)
         rough *= w.cosine_weight
         rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32)
@@ -278,13 +281,23 @@ class Searcher:
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ranked = np.union1d(np.union1d(index.largest(rough, pool), nearest), text.rows)
+        ranked = np.union1d(index.largest(rough, pool), text.rows)
         rows = ranked
         if w.context_weight > 0:
             near = np.concatenate(index.neighbours(ranked))
             rows = np.concatenate([ranked, np.setdiff1d(near[near >= 0], ranked)])
-        cos = index.cosine_rows(rows, query_vector).astype(np.float64)
-        return rows, cos, text.at(rows), len(ranked)
+        return rows, self._exact_cosines(rows, query_vector, exact, shortlist), text.at(rows), len(ranked)
+
+    def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, exact: np.ndarray | None,
+                       shortlist: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """Cosines of ``rows``: from every row's exact cosine, or the shortlist's, computing only the rest."""
+        if exact is not None:
+            return exact[rows].astype(np.float64)
+        known, cosines = shortlist
+        found = lookup(known, cosines + 2.0, rows)  # shifted: 0 means "not in the shortlist"
+        missing = found == 0.0
+        found[missing] = self.index.cosine_rows(rows[missing], query_vector) + 2.0
+        return found - 2.0
 
     def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
         allowed = self._allowed_ids(filters)

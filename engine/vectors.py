@@ -327,6 +327,16 @@ class VectorIndex:
         keep = np.argpartition(exact, len(rows) - count)[len(rows) - count:]
         return rows[keep], exact[keep]
 
+    def shortlist_cosines(self, query: np.ndarray, count: int,
+                          estimates: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        """(rows, exact cosines) of the rows ``top_cosines`` would re-score to find the ``count`` nearest
+        (``OVERSAMPLE`` times as many, best by ``estimates``); None when the estimates are exact already."""
+        shortlist = self._shortlist(min(count, self._size))
+        if shortlist is None:
+            return None
+        rows = _largest(estimates, shortlist)
+        return rows, self.cosine_rows(rows, query)
+
     def estimated_cosines(self, query: np.ndarray) -> np.ndarray:
         """Every row's cosine with a unit-length query: from the sketch when there is one, else exact.
 
