@@ -1,8 +1,8 @@
 """Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
 
 Without filters (or with only a confidence floor), every active fact is
-scored roughly, its cosine estimated from the index's sketch, and the
-``candidate_pool`` best, the ``candidate_pool`` nearest by exact cosine and
+scored roughly, its cosine estimated from the index's sketch (exact for a
+shortlist of the nearest estimates), and the ``candidate_pool`` best and
 every text match are scored exactly (``Searcher._active``). With filters,
 candidates are the nearest facts and best FTS5 matches among the facts that
 pass them, so a narrow filter never starves the result list. Each hit carries

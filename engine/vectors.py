@@ -307,33 +307,31 @@ class VectorIndex:
         wanted = count * OVERSAMPLE
         return wanted if self._basis is not None and 4 * wanted <= self._size else None
 
-    def top_cosines(self, query: np.ndarray, count: int,
-                    estimates: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
-        """(rows, exact cosines) of the ``count`` rows nearest to a unit-length query, in no order.
-
-        ``estimates``: the query's ``estimated_cosines``, when the caller has them already.
-        """
+    def top_cosines(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """(rows, exact cosines) of the ``count`` rows nearest to a unit-length query, in no order."""
         query = np.asarray(query, dtype=np.float32)
         n, count = self._size, min(count, self._size)
         if count <= 0:
             return np.zeros(0, np.int64), np.zeros(0, np.float32)
         shortlist = self._shortlist(count)
         if shortlist is None:
-            scores = estimates if estimates is not None and self._basis is None else self.cosine(query)
+            scores = self.cosine(query)
             rows = np.argpartition(scores, n - count)[n - count:]
             return rows, scores[rows]
-        rows = _largest(self.estimated_cosines(query) if estimates is None else estimates, shortlist)
-        exact = self.cosine_rows(rows, query)
+        rows, exact = self.shortlist_cosines(query, count, self.estimated_cosines(query))
         keep = np.argpartition(exact, len(rows) - count)[len(rows) - count:]
         return rows[keep], exact[keep]
 
     def shortlist_cosines(self, query: np.ndarray, count: int,
                           estimates: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
         """(rows, exact cosines) of the rows ``top_cosines`` would re-score to find the ``count`` nearest
-        (``OVERSAMPLE`` times as many, best by ``estimates``); None when the estimates are exact already."""
+        (``OVERSAMPLE`` times as many, best by ``estimates``, or every row when that many is most of
+        them); None when there is no sketch, so the estimates are exact already."""
+        if self._basis is None:
+            return None
         shortlist = self._shortlist(min(count, self._size))
         if shortlist is None:
-            return None
+            return np.arange(self._size), self.cosine(query)
         rows = _largest(estimates, shortlist)
         return rows, self.cosine_rows(rows, query)
 

@@ -49,6 +49,17 @@ def test_large_index_keeps_a_sketch_and_top_cosines_are_exact(index: VectorIndex
         assert len(set(rows.tolist()) & _exhaustive_top(index, query, 50)) >= 45
 
 
+def test_estimates_are_near_and_every_shortlist_cosine_is_exact(index: VectorIndex) -> None:
+    for query in _vectors(5, seed=3):
+        exact = index.cosine(query)
+        estimates = index.estimated_cosines(query)
+        assert np.abs(estimates - exact).mean() < 0.05  # an estimate, on the cosine scale
+        for count in (50, len(index) // 4):  # the second asks for more rows than a shortlist is worth
+            rows, cosines = index.shortlist_cosines(query, count, estimates)
+            assert len(rows) >= min(len(index), 5 * count)
+            np.testing.assert_allclose(cosines, exact[rows], atol=1e-6)
+
+
 def _sketch_matches_matrix(index: VectorIndex) -> bool:
     return bool(np.allclose(index._sketch[:, : len(index)].T, index._project(index.matrix), atol=1e-5))
 
