@@ -293,11 +293,10 @@ class Searcher:
         """Cosines of ``rows``: from every row's exact cosine, or the shortlist's, computing only the rest."""
         if exact is not None:
             return exact[rows].astype(np.float64)
-        known, cosines = shortlist
-        found = lookup(known, cosines + 2.0, rows)  # shifted: 0 means "not in the shortlist"
-        missing = found == 0.0
-        found[missing] = self.index.cosine_rows(rows[missing], query_vector) + 2.0
-        return found - 2.0
+        found = lookup(*shortlist, rows, missing=np.nan).astype(np.float64)
+        outside = np.isnan(found)
+        found[outside] = self.index.cosine_rows(rows[outside], query_vector)
+        return found
 
     def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
         allowed = self._allowed_ids(filters)

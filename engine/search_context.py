@@ -15,13 +15,13 @@ import numpy as np
 from .vectors import VectorIndex
 
 
-def lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray) -> np.ndarray:
-    """``values`` at the positions of ``wanted`` in the unique ``keys``; 0 where a key is missing."""
+def lookup(keys: np.ndarray, values: np.ndarray, wanted: np.ndarray, missing: float = 0.0) -> np.ndarray:
+    """``values`` at the positions of ``wanted`` in the unique ``keys``; ``missing`` where a key is not there."""
     if len(keys) == 0:
-        return np.zeros(len(wanted))
+        return np.full(len(wanted), missing)
     order = np.argsort(keys)
     at = order[np.minimum(np.searchsorted(keys, wanted, sorter=order), len(keys) - 1)]
-    return np.where(keys[at] == wanted, values[at], 0.0)
+    return np.where(keys[at] == wanted, values[at], missing)
 
 
 def context_of(index: VectorIndex, rows: np.ndarray, base: np.ndarray) -> np.ndarray:
