@@ -111,6 +111,7 @@ class Store:
     def close(self) -> None:
         with self.lock:
             self.write_pending_reads()
+            self.reads.take()  # what a busy or read-only file refused is dropped: the file is closing
             self.db.close()
 
     def count_reads(self, fact_ids: list[int], at: float) -> None:

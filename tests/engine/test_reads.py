@@ -74,3 +74,12 @@ def test_a_read_only_memory_counts_nothing_and_searches(filled: Memory, db_path:
                 reader.absorb(["The Ferrite database is backed up nightly at 02:00 UTC to the Lisbon site."])
     finally:
         db_path.chmod(0o644)
+
+
+def test_reads_a_file_refuses_on_close_are_dropped_and_close_can_be_called_again(filled: Memory,
+                                                                                 db_path: Path) -> None:
+    hit = filled.search("Atlas console Kazan", top_k=1)[0].fact.id
+    filled._store.db.execute("PRAGMA query_only = 1")  # the file turns read-only under the session
+    filled.close()
+    filled.close()
+    assert _counters(db_path)[hit][0] == 0
