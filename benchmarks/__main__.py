@@ -24,8 +24,8 @@ from typing import Any, Callable
 
 from engine.embeddings import Embedder, shared_embedder
 
-from . import report, speed
-from .synthetic import BENCH_DIR, Generator, cached_embedded, cached_store, log_err
+from benchmarks import report, speed
+from benchmarks.synthetic import BENCH_DIR, Generator, cached_embedded, cached_store, log_err
 
 QUERY_SEED = 9001
 QUERY_COUNT = 300

@@ -33,7 +33,7 @@ from PySide6.QtWidgets import QApplication  # noqa: E402
 from gui.main_window import MainWindow  # noqa: E402
 from gui.session import Session  # noqa: E402
 
-from .synthetic import store_path  # noqa: E402
+from benchmarks.synthetic import store_path
 
 QUERY = "which database does the ingest service use"
 KEY_INTERVAL_MS = 83

@@ -16,10 +16,10 @@ import json
 from collections import Counter
 from pathlib import Path
 
-from engine.classify import Candidate, classify
+from engine.absorb.classify import Candidate, classify
 from engine.config import Settings
 from engine.embeddings import shared_embedder
-from engine.validation import Incoming
+from engine.absorb.validation import Incoming
 
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "nli" / "dev.jsonl"
 LABELS = ("duplicate", "contradict", "related", "new")

@@ -19,7 +19,7 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
-from engine.secrets import first_secret
+from engine.absorb.secrets import first_secret
 
 DEFAULT_PATH = Path(__file__).resolve().parents[1].parent / "shared/eval/secrets/dev.jsonl"
 NATURAL_SOURCES = frozenset({"locomo"})

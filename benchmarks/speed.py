@@ -26,10 +26,10 @@ import numpy as np
 
 from engine import Memory, Settings, fixed_clock
 from engine.embeddings import Embedder
-from engine.fts import TermCounts, match_expression
-from engine.records import content_hash
+from engine.search.fts import TermCounts, match_expression
+from engine.store.records import content_hash
 
-from .synthetic import NOW, Generator, LookupEmbedder
+from benchmarks.synthetic import NOW, Generator, LookupEmbedder
 
 Item = dict[str, Any]
 

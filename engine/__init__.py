@@ -3,31 +3,30 @@
 Front ends (CLI, HTTP, MCP, GUI) use only the names exported here.
 """
 
-from .absorb import RawItem
-from .clock import fixed_clock, format_time, parse_time, system_clock
-from .config import Settings, load_settings
-from .curation import ACTIONS as CHANGE_ACTIONS
-from .curation import Contradiction
-from .audit import AuditFilter
-from .curation import Edge
-from .errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected,
-                     StoreError)
-from .history import MODES as READ_MODES
-from .history import Reading
-from .memory import Memory
-from .importers import IMPORT_FORMATS
-from .profile import Profile, ProfileFile, ProfileVersion
-from .snapshot import Snapshot
-from .plans import OUTCOMES, Plan, PlanItem, PlanSummary
-from .records import Fact, JournalEntry
-from .search import Hit, SearchFilters
-from .graph import Entity, Relation
-from .graph_queries import GraphPath, Match, Neighbor
-from .migrations import ENTITY_TYPES
-from .timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
-from .decay import KINDS, SCOPES, STATUSES
-from .resources import resource_path
-from .paths import config_path_for, default_memory_path
+from engine.absorb.planner import RawItem
+from engine.clock import fixed_clock, format_time, parse_time, system_clock
+from engine.config import Settings, load_settings
+from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
+from engine.plans.curation import Contradiction
+from engine.history.audit import AuditFilter
+from engine.plans.curation import Edge
+from engine.errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected, StoreError)
+from engine.history.reading import MODES as READ_MODES
+from engine.history.reading import Reading
+from engine.memory import Memory
+from engine.io.importers import IMPORT_FORMATS
+from engine.agents.profile import Profile, ProfileFile, ProfileVersion
+from engine.agents.snapshot import Snapshot
+from engine.store.plans import OUTCOMES, Plan, PlanItem, PlanSummary
+from engine.store.records import Fact, JournalEntry
+from engine.search.hybrid import Hit, SearchFilters
+from engine.graph.entity_graph import Entity, Relation
+from engine.graph.queries import GraphPath, Match, Neighbor
+from engine.store.migrations import ENTITY_TYPES
+from engine.history.timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
+from engine.store.decay import KINDS, SCOPES, STATUSES
+from engine.resources import resource_path
+from engine.paths import config_path_for, default_memory_path
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",

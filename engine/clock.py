@@ -10,7 +10,7 @@ import time
 from datetime import datetime, timezone
 from typing import Callable
 
-from .errors import InvalidInput
+from engine.errors import InvalidInput
 
 Clock = Callable[[], float]
 SECONDS_PER_DAY = 86_400.0

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import MemLensError
+from engine.errors import MemLensError
 
 
 @dataclass(frozen=True)
@@ -33,16 +33,16 @@ class MemorySettings:
     related_threshold: float = 0.50
     candidates: int = 5
     # Facts scored exactly per search: this many best by a rough score of every fact, and this many
-    # nearest by cosine (see engine/search.py). The exhaustive top 10 at 100k facts is found for
+    # nearest by cosine (see engine/search/hybrid.py). The exhaustive top 10 at 100k facts is found for
     # 300/300 benchmark queries at 200, 299 at 100, 269 at 50; LoCoMo recall@5 is 0.629 at each.
     candidate_pool: int = 200
     # Query words and adjacent-word phrases are kept rarest first while their fact counts sum to
     # at most this (0: keep all). A word in most facts adds ~0 to BM25 but FTS5 scores every row
     # it matches (~2 us each). LoCoMo recall@5 at 50/100/150/200/500: 0.627/0.629/0.624/0.627/
     # 0.629, noise; at 10k facts the FTS5 query takes 0.52 ms at 100 and 1.29 ms at 500.
-    # See engine/fts.py.
+    # See engine/search/fts.py.
     text_match_budget: int = 100
-    # A fact also scores this times its best batch neighbour's score (engine/search_context.py).
+    # A fact also scores this times its best batch neighbour's score (engine/search/context.py).
     # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
     # conversations gain); 0.2 keeps an unrelated neighbour of a strong hit below a real match.
     context_weight: float = 0.2

@@ -24,7 +24,7 @@ from typing import Protocol, Sequence
 import numpy as np
 import platformdirs
 
-from .errors import EmbeddingUnavailable
+from engine.errors import EmbeddingUnavailable
 
 DEFAULT_MODEL = "memlens/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384

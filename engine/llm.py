@@ -21,8 +21,8 @@ import urllib.request
 from collections import Counter
 from typing import Any
 
-from .config import LLMSettings
-from .errors import MemLensError
+from engine.config import LLMSettings
+from engine.errors import MemLensError
 
 _FENCE = re.compile(r"^```[A-Za-z0-9_-]*\s*\n(.*?)\n?```$", re.DOTALL)
 MAX_ANSWER_BYTES = 1_000_000

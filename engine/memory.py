@@ -14,25 +14,29 @@ from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import audit, browse, history, timeline, transfer
-from .absorb import AbsorbPlanner, RawItem
-from .jsonl import open_input, read_records
-from .apply import Changes, PlanWriter, check_fresh, select_items, target_rows
-from .clock import Clock, system_clock
-from .config import Settings
-from .decay import decay_rate
-from .embeddings import DEFAULT_DIM, Embedder, shared_embedder
-from .errors import InvalidInput, NotFound, PlanError, StoreError
-from .plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
-from .records import Fact, JournalEntry, fact_columns, load_facts, read_journal
-from .search import Hit, Searcher, SearchFilters
-from .memory_graph import GraphMethods
-from .memory_import import ImportMethods
-from .memory_llm import LLMMethods
-from .memory_plans import PlanMethods
-from .memory_profile import ProfileMethods
-from .store import Store
-from .vectors import VectorIndex
+from engine.history import audit
+from engine.search import browse
+from engine.history import reading as history
+from engine.history import timeline
+from engine.io import transfer
+from engine.absorb.planner import AbsorbPlanner, RawItem
+from engine.io.jsonl import open_input, read_records
+from engine.plans.apply import Changes, PlanWriter, check_fresh, select_items, target_rows
+from engine.clock import Clock, system_clock
+from engine.config import Settings
+from engine.store.decay import decay_rate
+from engine.embeddings import DEFAULT_DIM, Embedder, shared_embedder
+from engine.errors import InvalidInput, NotFound, PlanError, StoreError
+from engine.store.plans import INSERTING, Plan, PlanSummary, list_plans, load_plan, mark_plan, save_plan
+from engine.store.records import Fact, JournalEntry, fact_columns, load_facts, read_journal
+from engine.search.hybrid import Hit, Searcher, SearchFilters
+from engine.memory_graph import GraphMethods
+from engine.memory_import import ImportMethods
+from engine.memory_llm import LLMMethods
+from engine.memory_plans import PlanMethods
+from engine.memory_profile import ProfileMethods
+from engine.store.connection import Store
+from engine.search.vectors import VectorIndex
 
 MAX_TOP_K = 1000
 MAX_QUERY_CHARS = 4000
@@ -350,7 +354,7 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
         return hits
 
     def _count_access(self, fact_ids: list[int]) -> None:
-        """Access counters feed gc; they are telemetry, written in batches (``engine/reads.py``)."""
+        """Access counters feed gc; they are telemetry, written in batches (``engine/store/reads.py``)."""
         self._store.count_reads(fact_ids, self.clock())
 
     def get(self, fact_id: int, mode: str = "active") -> history.Reading:

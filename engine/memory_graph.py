@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-from .errors import NotFound
-from .graph import Entity, EntityGraph, Relation
-from .graph_queries import GraphPath, Match, Neighbor, neighbors, query, shortest_path
-from .records import Fact, load_facts
+from engine.errors import NotFound
+from engine.graph.entity_graph import Entity, EntityGraph, Relation
+from engine.graph.queries import GraphPath, Match, Neighbor, neighbors, query, shortest_path
+from engine.store.records import Fact, load_facts
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from engine.memory import Memory
 
 
 class GraphMethods:

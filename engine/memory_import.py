@@ -12,13 +12,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import importers
-from . import profile as profile_files
-from .errors import Conflict, InvalidInput
-from .plans import Plan
+from engine.io import importers
+from engine.agents import profile as profile_files
+from engine.errors import Conflict, InvalidInput
+from engine.store.plans import Plan
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from engine.memory import Memory
 
 
 class ImportMethods:

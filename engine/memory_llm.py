@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable
 
-from . import housekeeping_abstract
-from .classify import classify
-from .classify_llm import LLMClassifier
-from .llm import LLMClient, LLMError
-from .search import Hit
+from engine.housekeeping import abstract as housekeeping_abstract
+from engine.absorb.classify import classify
+from engine.absorb.classify_llm import LLMClassifier
+from engine.llm import LLMClient, LLMError
+from engine.search.hybrid import Hit
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from engine.memory import Memory
 
 RERANK_SYSTEM = (
     "You rank search results for a question. Answer with one JSON array only, no prose: the numbers of the "

@@ -11,13 +11,15 @@ from typing import TYPE_CHECKING, Any, Sequence
 
 import numpy as np
 
-from . import housekeeping, housekeeping_distill, housekeeping_gc
-from .curation import ChangePlanner, Contradiction, Edge, check_kind, check_note, edges_of, open_contradictions
-from .errors import StoreError
-from .plans import Plan, PlanItem, save_plan
+from engine.housekeeping import common as housekeeping
+from engine.housekeeping import distill as housekeeping_distill
+from engine.housekeeping import gc as housekeeping_gc
+from engine.plans.curation import (ChangePlanner, Contradiction, Edge, check_kind, check_note, edges_of, open_contradictions)
+from engine.errors import StoreError
+from engine.store.plans import Plan, PlanItem, save_plan
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from engine.memory import Memory
 
 
 class PlanMethods:

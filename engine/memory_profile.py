@@ -10,15 +10,15 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import profile as profile_files
-from . import snapshot as snapshots
-from .errors import Conflict, InvalidInput
-from .profile import Profile, ProfileVersion
-from .records import load_facts
-from .snapshot import Snapshot
+from engine.agents import profile as profile_files
+from engine.agents import snapshot as snapshots
+from engine.errors import Conflict, InvalidInput
+from engine.agents.profile import Profile, ProfileVersion
+from engine.store.records import load_facts
+from engine.agents.snapshot import Snapshot
 
 if TYPE_CHECKING:
-    from .memory import Memory
+    from engine.memory import Memory
 
 RELEVANT_K = 10
 # Search always returns its top k, however weak; a snapshot lists only hits that share a word

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import platformdirs
 
-from .errors import MemLensError
+from engine.errors import MemLensError
 
 
 def default_memory_path() -> Path:

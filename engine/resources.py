@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from .errors import MemLensError
+from engine.errors import MemLensError
 
 
 def resource_path(*parts: str) -> Path:

@@ -19,9 +19,9 @@ from PySide6.QtWidgets import QApplication
 
 from engine import default_memory_path
 
-from .main_window import MainWindow
-from .resources import icon, style_sheet
-from .session import Session
+from gui.main_window import MainWindow
+from gui.resources import icon, style_sheet
+from gui.session import Session
 
 PANES = ("search", "timeline", "graph", "plans", "contradictions", "profile", "journal")
 SETTLE_MS = 300

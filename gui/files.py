@@ -15,10 +15,10 @@ from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
 from engine import Memory, resource_path
 
-from .dialogs.import_dialog import ImportDialog
-from .dialogs.plan_review import PlanReview, propose
-from .ops import Progress
-from .session import Session
+from gui.dialogs.import_dialog import ImportDialog
+from gui.dialogs.plan_review import PlanReview, propose
+from gui.ops import Progress
+from gui.session import Session
 
 MEMORY_FILTER = "Memory files (*.sqlite *.db *.memlens);;All files (*)"
 JSONL_FILTER = "JSON Lines (*.jsonl *.json);;All files (*)"

@@ -14,18 +14,18 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
 
-from .files import MEMORY_SUFFIXES, FileActions
-from .panes.contradictions import ContradictionsPane
-from .panes.graph import GraphPane
-from .panes.inspector import InspectorPane
-from .panes.journal import JournalPane
-from .panes.plans import PlansPane
-from .panes.profile import ProfilePane
-from .panes.search import SearchPane
-from .panes.timeline import TimelinePane
-from .panes.welcome import WelcomePane
-from .resources import icon
-from .session import Session
+from gui.files import MEMORY_SUFFIXES, FileActions
+from gui.panes.contradictions import ContradictionsPane
+from gui.panes.graph import GraphPane
+from gui.panes.inspector import InspectorPane
+from gui.panes.journal import JournalPane
+from gui.panes.plans import PlansPane
+from gui.panes.profile import ProfilePane
+from gui.panes.search import SearchPane
+from gui.panes.timeline import TimelinePane
+from gui.panes.welcome import WelcomePane
+from gui.resources import icon
+from gui.session import Session
 
 WELCOME, PANES = 0, 1
 

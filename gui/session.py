@@ -20,7 +20,7 @@ from PySide6.QtCore import QObject, Signal
 
 from engine import Memory, MemLensError, Settings, config_path_for, load_settings
 
-from .ops import BACKGROUND, OpRunner, Progress
+from gui.ops import BACKGROUND, OpRunner, Progress
 
 
 class Session(QObject):

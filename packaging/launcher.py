@@ -36,7 +36,7 @@ def _cli_commands(parser: argparse.ArgumentParser) -> set[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
-    from engine.cli.main import build_parser, main as cli_main
+    from engine.faces.cli.main import build_parser, main as cli_main
 
     first = _first_word(args)
     if first in ("-h", "--help") or first in _cli_commands(build_parser()):

@@ -15,7 +15,9 @@ class Block:
         if name.split('.')[0] in ('PySide6', 'pyqtgraph', 'gui'):
             raise ImportError('blocked: ' + name)
 sys.meta_path.insert(0, Block())
-import engine, engine.cli.main, engine.demo
+import importlib, pkgutil, engine
+for found in pkgutil.walk_packages(engine.__path__, 'engine.'):
+    importlib.import_module(found.name)
 print(sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'pyqtgraph', 'gui')))
 """
 

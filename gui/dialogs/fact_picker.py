@@ -8,7 +8,7 @@ from PySide6.QtWidgets import (QDialog, QDialogButtonBox, QFormLayout, QLabel, Q
 
 from engine import Hit
 
-from ..session import Session
+from gui.session import Session
 
 
 class FactPicker(QDialog):

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHe
 
 from engine import Memory, Plan, PlanItem
 
-from ..session import Session
+from gui.session import Session
 
 HEADERS = ("outcome", "fact / text", "matched", "similarity", "decided by", "reason")
 

@@ -18,10 +18,10 @@ from PySide6.QtWidgets import (QGridLayout, QGroupBox, QHBoxLayout, QLabel, QLis
 
 from engine import Contradiction, Fact, format_time
 
-from ..dialogs.plan_review import PlanReview, propose
-from ..ops import BACKGROUND
-from ..session import Session
-from ..widgets.word_diff import word_diff_html
+from gui.dialogs.plan_review import PlanReview, propose
+from gui.ops import BACKGROUND
+from gui.session import Session
+from gui.widgets.word_diff import word_diff_html
 
 DAY = 86400.0
 

@@ -19,10 +19,10 @@ from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QL
 
 from engine import Entity, Fact, Match, Neighbor, Relation
 
-from .. import graph_layout
-from ..ops import BACKGROUND, OpRunner
-from ..session import Session
-from ..widgets.graph_canvas import GraphCanvas
+from gui import graph_layout
+from gui.ops import BACKGROUND, OpRunner
+from gui.session import Session
+from gui.widgets.graph_canvas import GraphCanvas
 
 ALL_TYPES = "all edge types"
 SHOW_ALL_UP_TO = 600  # nodes; a bigger graph starts from its best connected ones

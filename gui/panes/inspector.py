@@ -20,12 +20,12 @@ from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGridLayout, QGro
 
 from engine import ConfidenceCurve, Edge, Entity, Fact, JournalEntry, Memory, NotFound, Relation, format_time
 
-from ..dialogs.fact_picker import FactPicker
-from ..dialogs.plan_review import PlanReview, propose
-from ..dialogs.text_edit import VersionEditor
-from ..ops import INTERACTIVE
-from ..session import Session
-from ..widgets.confidence_plot import ConfidencePlot
+from gui.dialogs.fact_picker import FactPicker
+from gui.dialogs.plan_review import PlanReview, propose
+from gui.dialogs.text_edit import VersionEditor
+from gui.ops import INTERACTIVE
+from gui.session import Session
+from gui.widgets.confidence_plot import ConfidencePlot
 
 
 ACTIONS = (("version", "New version…", "Write a new version that supersedes this fact"),

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateEdi
 
 from engine import AuditFilter, JournalEntry, format_time
 
-from ..ops import BACKGROUND
-from ..session import Session
+from gui.ops import BACKGROUND
+from gui.session import Session
 
 ANY = "any"
 HEADERS = ("id", "when", "actor", "action", "fact", "plan", "details")

@@ -21,11 +21,11 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeade
 
 from engine import Plan, PlanSummary, format_time
 
-from ..dialogs.absorb import AbsorbDialog
-from ..models.plan_items import PlanItemsModel, item_text
-from ..ops import BACKGROUND
-from ..session import Session
-from ..widgets.word_diff import word_diff_html
+from gui.dialogs.absorb import AbsorbDialog
+from gui.models.plan_items import PlanItemsModel, item_text
+from gui.ops import BACKGROUND
+from gui.session import Session
+from gui.widgets.word_diff import word_diff_html
 
 PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
           ("abstract", "Abstract…"))

@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessa
 
 from engine import Conflict, Memory, Profile, Snapshot
 
-from ..ops import BACKGROUND
-from ..session import Session
+from gui.ops import BACKGROUND
+from gui.session import Session
 
 NAMES = ("MEMORY.md", "USER.md")
 _CITED = re.compile(r"^- \[(\d+)\]", re.M)

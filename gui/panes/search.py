@@ -14,10 +14,10 @@ from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit,
 
 from engine import Hit, InvalidInput
 
-from ..models.results import TEXT_COLUMN, ResultsModel, explain
-from ..ops import INTERACTIVE
-from ..session import Session
-from .filters import FilterBar
+from gui.models.results import TEXT_COLUMN, ResultsModel, explain
+from gui.ops import INTERACTIVE
+from gui.session import Session
+from gui.panes.filters import FilterBar
 
 DEBOUNCE_MS = 250
 TOP_K = 200

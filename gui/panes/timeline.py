@@ -19,9 +19,9 @@ from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QListW
 
 from engine import Timeline, format_time
 
-from ..session import Session
-from ..widgets.timeline_plot import TimelinePlot
-from ..widgets.word_diff import word_diff_html
+from gui.session import Session
+from gui.widgets.timeline_plot import TimelinePlot
+from gui.widgets.word_diff import word_diff_html
 
 STEPS = 1000
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout, QWidget
 
-from ..resources import icon
+from gui.resources import icon
 
 CHOICES = (("open", "Open…", "open", "Open an existing memory file (.sqlite)"),
            ("new", "New…", "new", "Create an empty memory file"),

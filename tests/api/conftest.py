@@ -9,7 +9,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from engine import Memory
-from engine.http import create_app
+from engine.faces.http import create_app
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ import pytest
 from starlette.testclient import TestClient
 
 from engine import Memory
-from engine.http import check_binding, create_app
+from engine.faces.http import check_binding, create_app
 from engine.errors import MemLensError
 
 SECRET = "AKIAIOSFODNN7EXAMPLE"

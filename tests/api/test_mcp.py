@@ -21,7 +21,7 @@ FACT = "Maya uses Neovim with the LazyVim distribution for all of her Python wor
 
 async def _session(db: Path, script: Any) -> Any:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.cli.main", "--db", str(db), "--now", "2026-11-30T12:00:00Z", "mcp"],
+        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), "--now", "2026-11-30T12:00:00Z", "mcp"],
         cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:

@@ -21,7 +21,7 @@ from schemathesis.specs.openapi.checks import (content_type_conformance, respons
                                                status_code_conformance)
 
 from engine import Memory
-from engine.http import create_app
+from engine.faces.http import create_app
 
 FACTS = ["The staging cluster runs 3 replicas of the ingest service behind nginx.",
          {"text": "Write the migration guide for the v2 storage format before release.", "tags": ["todo"]},

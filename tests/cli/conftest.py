@@ -9,7 +9,7 @@ from typing import Callable
 
 import pytest
 
-from engine.cli.main import main
+from engine.faces.cli.main import main
 
 NOW = ["--now", "2026-11-30T12:00:00Z"]
 Run = Callable[..., tuple[int, str, str]]

@@ -14,7 +14,7 @@ import pytest
 
 from tests.api.conftest import free_port
 
-from .conftest import NOW
+from tests.cli.conftest import NOW
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -81,7 +81,7 @@ def test_serve_refuses_a_public_address_without_a_token(run) -> None:
 def test_serve_answers_with_a_token(db_path: Path) -> None:
     port = free_port()
     env = {**os.environ, "MEMLENS_TOKEN": "t0ken-for-tests"}
-    server = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "--db", str(db_path), *NOW, "serve",
+    server = subprocess.Popen([sys.executable, "-m", "engine.faces.cli.main", "--db", str(db_path), *NOW, "serve",
                                "--port", str(port), "--token-env", "MEMLENS_TOKEN"], cwd=ROOT, env=env,
                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     try:

@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.main import main
+from engine.faces.cli.main import main
 
-from .conftest import NOW
+from tests.cli.conftest import NOW
 FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "QWERTYZ"
 
 
@@ -187,7 +187,7 @@ def test_export_import_round_trip(run, tmp_path: Path) -> None:
 
 
 def test_every_command_has_help(capsys) -> None:
-    from engine.cli.main import build_parser
+    from engine.faces.cli.main import build_parser
     parser = build_parser()
     sub = next(a for a in parser._actions if a.dest == "command")
     for name, command in sub.choices.items():
@@ -199,11 +199,11 @@ def test_every_command_has_help(capsys) -> None:
 
 def test_real_process_exit_codes_and_no_traceback(tmp_path: Path) -> None:
     env = {**os.environ, "MEMLENS_DB": str(tmp_path / "m.sqlite")}
-    ok = subprocess.run([sys.executable, "-m", "engine.cli.main", "absorb", "--json",
+    ok = subprocess.run([sys.executable, "-m", "engine.faces.cli.main", "absorb", "--json",
                          "Sofia Marques designs the fleet map screens of Atlas Console."],
                         capture_output=True, text=True, env=env, timeout=120)
     assert ok.returncode == 0 and json.loads(ok.stdout)["applied"] is True
-    bad = subprocess.run([sys.executable, "-m", "engine.cli.main", "get", "77"],
+    bad = subprocess.run([sys.executable, "-m", "engine.faces.cli.main", "get", "77"],
                          capture_output=True, text=True, env=env, timeout=120)
     assert bad.returncode == 1 and bad.stderr.strip() == "memlens: error: there is no fact 77 in this memory"
 

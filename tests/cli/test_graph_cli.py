@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import Run
+from tests.cli.conftest import Run
 LINES = [
     {"text": "Ivan Petrov works at Northwind Robotics as a firmware engineer on the arm team.",
      "entities": [{"name": "Ivan Petrov", "type": "person"}, {"name": "Northwind Robotics", "type": "company"}],

@@ -13,7 +13,7 @@ from typing import Iterator
 
 import pytest
 
-from engine.cli.main import build_parser
+from engine.faces.cli.main import build_parser
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from engine.cli.main import main
+from engine.faces.cli.main import main
 
 
 @pytest.fixture

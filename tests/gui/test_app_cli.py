@@ -14,7 +14,7 @@ pytestmark = pytest.mark.slow
 
 
 def _memlens(*args: str, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "engine.cli.main", *args], capture_output=True, text=True,
+    return subprocess.run([sys.executable, "-m", "engine.faces.cli.main", *args], capture_output=True, text=True,
                           timeout=180, env={**os.environ, **(env or {})})
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def test_corrupt_records_do_not_break_the_app(qtbot, window, demo_copy: Path) -> None:

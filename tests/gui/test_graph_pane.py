@@ -8,7 +8,7 @@ from PySide6.QtCore import QPointF, Qt
 
 from gui import graph_layout
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def _graph(qtbot, window, demo_copy):

@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from engine import Memory, Settings
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 HELIX, NEOVIM = 40, 17  # the demo's current and previous "preferred editor" versions
 

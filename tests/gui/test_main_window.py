@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QApplication
 from engine import Memory, Settings
 from gui.main_window import PANES, WELCOME, MainWindow
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def test_an_empty_memory_shows_the_welcome_and_the_demo_opens(qtbot, window, tmp_path: Path) -> None:

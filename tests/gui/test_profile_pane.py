@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine import Memory, Settings
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def _pane(qtbot, window, demo_copy):

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QDialogButtonBox
 
 from engine import Memory, Settings
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def _statuses(path, ids) -> dict[int, str]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import Qt
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 
 def _column(window, name: str) -> int:

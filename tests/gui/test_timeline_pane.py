@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QPointF, Qt
 
-from .conftest import WAIT_MS, open_file, settle
+from tests.gui.conftest import WAIT_MS, open_file, settle
 
 HELIX, NEOVIM, VSCODE = 40, 17, 4  # one "preferred editor" chain, oldest is VSCODE
 CONTRADICTED, CONTRADICTING = 15, 39

@@ -17,7 +17,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.cli.main import build_parser
+from engine.faces.cli.main import build_parser
 from tests.cli.conftest import Run, run  # noqa: F401  (the fixture)
 
 STRESS = os.environ.get("MEMLENS_STRESS") == "1"

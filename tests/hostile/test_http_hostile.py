@@ -8,8 +8,9 @@ import inspect
 import pytest
 from starlette.testclient import TestClient
 
-from engine import Memory, http
-from engine.http import create_app
+from engine import Memory
+from engine.faces import http
+from engine.faces.http import create_app
 from tests.api.conftest import app, client  # noqa: F401  (fixtures)
 
 

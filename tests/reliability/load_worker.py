@@ -89,7 +89,7 @@ def run_mcp(db: str, body: Callable[[Any], None]) -> None:
     from mcp import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
-    params = StdioServerParameters(command=sys.executable, args=["-m", "engine.cli.main", "--db", db, "mcp"], cwd=str(ROOT),
+    params = StdioServerParameters(command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", db, "mcp"], cwd=str(ROOT),
                                    env={k: v for k, v in os.environ.items() if k.startswith(("XDG_", "PATH", "HOME"))})
 
     async def main() -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from engine import Memory, StoreError
 
-from ..conftest import NOW
+from tests.conftest import NOW
 
 TEXTS = [f"Fact {i}: Maya deploys the Atlas console from the Kazan office every {i + 2} days." for i in range(6)] + [
     "Jonas Becker founded Spreeline Data in Berlin in 2019.",

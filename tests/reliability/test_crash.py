@@ -23,7 +23,7 @@ from pathlib import Path
 
 from engine import Memory
 
-from .conftest import KILLS
+from tests.reliability.conftest import KILLS
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 

@@ -21,7 +21,7 @@ import pytest
 
 from engine import Memory, StoreError
 
-from ..conftest import DAY
+from tests.conftest import DAY
 
 BIG = [f"Long note {i}: the replica in Lisbon lags behind the primary whenever the batch queue of the "
        f"Ferrite ingest service overflows during the nightly reindex of the Atlas fleet map." for i in range(80)]

@@ -29,10 +29,10 @@ import httpx
 import pytest
 
 from engine import Memory
-from engine.plans import INSERTING
+from engine.store.plans import INSERTING
 
-from ..api.conftest import free_port
-from .conftest import REPORT
+from tests.api.conftest import free_port
+from tests.reliability.conftest import REPORT
 
 ROOT = Path(__file__).resolve().parents[2]
 WORKER = Path(__file__).with_name("load_worker.py")
@@ -59,7 +59,7 @@ def server(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen, Path]]:
     db = tmp_path / "load.sqlite"
     port = free_port()
     log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "engine.cli.main", "--db", str(db), "serve", "--port", str(port)],
+    proc = subprocess.Popen([sys.executable, "-m", "engine.faces.cli.main", "--db", str(db), "serve", "--port", str(port)],
                             cwd=ROOT, env=_env(), stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

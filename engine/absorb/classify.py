@@ -1,0 +1,91 @@
+"""The heuristic absorb classifier (DESIGN §3, step 6).
+
+One incoming fact against its candidates gets exactly one outcome:
+duplicate, supersede, contradict, related or new. A candidate is either an
+active fact in the store or an earlier item of the same batch, so a batch
+that holds three versions of a fact chains them in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.config import MemorySettings
+from engine.absorb.conflict import conflict_cue
+from engine.store.records import normalise_text
+from engine.absorb.validation import Incoming
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """Something an incoming fact may match: a stored fact (``fact_id``) or a batch item (``index``)."""
+    text: str
+    scope: str
+    cosine: float
+    fact_id: int | None = None
+    index: int | None = None
+    subject: str | None = None
+    predicate: str | None = None
+    object: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"fact {self.fact_id}" if self.fact_id is not None else f"item {self.index} of this batch"
+
+
+@dataclass(frozen=True)
+class Decision:
+    outcome: str
+    target: Candidate | None
+    similarity: float | None
+    decided_by: str
+    reason: str
+
+
+def _same(a: str | None, b: str | None) -> bool:
+    return a is not None and b is not None and normalise_text(a) == normalise_text(b)
+
+
+def same_key(a: Incoming, b: Incoming) -> bool:
+    """Both carry a triple with the same subject and predicate (their objects may differ)."""
+    return _same(a.subject, b.subject) and _same(a.predicate, b.predicate)
+
+
+def _by_triple(item: Incoming, candidates: list[Candidate]) -> Decision | None:
+    if item.subject is None:
+        return None
+    for cand in candidates:
+        if not (_same(cand.subject, item.subject) and _same(cand.predicate, item.predicate)):
+            continue
+        if _same(cand.object, item.object):
+            return Decision("duplicate", cand, cand.cosine, "heuristic",
+                            f"same subject, predicate and object as {cand.label}")
+        return Decision("supersede", cand, cand.cosine, "heuristic",
+                        f"new value for '{item.subject} / {item.predicate}': was '{cand.object}' in {cand.label}")
+    return None
+
+
+def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision:
+    """Pick the outcome; ``candidates`` must hold triple matches and the nearest facts by cosine."""
+    by_triple = _by_triple(item, candidates)
+    if by_triple:
+        return by_triple
+    close = sorted((c for c in candidates if c.cosine >= limits.related_threshold),
+                   key=lambda c: (c.scope != item.scope, -c.cosine))
+    if not close:
+        best = max((c.cosine for c in candidates), default=None)
+        return Decision("new", None, best, "heuristic", "no close fact" if best is None
+                        else f"nearest fact only {best:.2f} similar")
+    for cand in sorted(close, key=lambda c: -c.cosine):
+        if cand.cosine < limits.contradict_threshold:
+            break
+        cue = conflict_cue(item.text, cand.text)
+        if cue:
+            return Decision("contradict", cand, cand.cosine, "heuristic",
+                            f"disagrees with {cand.label} ({cue}), similarity {cand.cosine:.2f}")
+    best = close[0]
+    if best.cosine >= limits.duplicate_threshold:
+        return Decision("duplicate", best, best.cosine, "heuristic",
+                        f"says the same as {best.label} (similarity {best.cosine:.2f})")
+    return Decision("related", best, best.cosine, "heuristic",
+                    f"close to {best.label} (similarity {best.cosine:.2f}) but says something else")

@@ -1,0 +1,315 @@
+"""Credential detection for incoming fact text.
+
+The engine refuses to store a fact that carries a secret, so this scan runs on
+every write: it must be fast on prose and conservative, since a false positive
+refuses a user's memory. Evidence comes from self-identifying formats
+(``ghp_...``, ``AKIA...``, JWTs; see ``engine.absorb.secret_rules``), from a
+secret-sounding identifier bound to a literal (``api_key = "..."``,
+``"token": "..."``; never a template or placeholder, and keys must look random),
+and from PEM blocks, URLs, ``curl -u`` and ``Authorization`` headers.
+Findings carry a rule name and a character span, never the value itself.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from engine.absorb import secret_rules as R
+
+
+@dataclass(frozen=True, slots=True)
+class SecretFinding:
+    """Where a credential sits in a text. Deliberately holds no copy of it."""
+
+    rule: str
+    start: int
+    end: int
+
+
+# When two findings overlap, a named format beats a heuristic.
+_PRIO_FORMAT, _PRIO_CONTEXT, _PRIO_KEYWORD, _PRIO_FALLBACK = range(4)
+_Hit = tuple[int, int, int, str]  # (priority, start, end, rule)
+
+_PREFIX_RE = re.compile("|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(R.PREFIX_RULES)), re.ASCII)
+# Runs of token characters long enough to hold a credential; prose has few.
+# The byte table answers "is there any such run?" without a regex scan.
+_RUN_TABLE = bytes(chr(i) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.~:|@-"
+                   for i in range(256))
+_RUN = b"\x01" * 12
+_CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.~:|@-]{12,}")
+# Every format has a digit, an inner capital or a symbol; long plain words do not.
+_NOT_A_WORD = re.compile(r"[0-9A-Z_+/=~|@:]")
+_TOKEN_SEP = re.compile(r"[=:|@]+")
+_STEMS = (b"pass", b"pw", b"secre", b"token", b"key", b"auth", b"cred")
+_STEM = re.compile(b"|".join(_STEMS))
+_IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
+_IDENT_TAIL = re.compile(r"[\w.-]*", re.ASCII)
+_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+_PROSE_QUALIFIER = re.compile(r"(?i)\b(api|access|secret|private|auth|license|signing|bot|refresh|deploy) $")
+# What may follow a secret-sounding identifier: an operator of some language,
+# an XML element, a call, "is" in prose, or a bare space (``--api-key X``, ``password "x"``).
+_ASSIGN = re.compile(
+    r"""(?:["'`]?\]?["'`]?)(?:\[\d*\])?(?:[ \t]+(?:string|String|str|&str))?
+    (?:[ \t]*(?P<op>:::=|::=|:=|\?=|\.=|\+=|=>|===|!==|==|!=|=|:(?!:)|,)[ \t]*
+      |(?P<call>(?:\.\w+)?\([ \t]*)|(?P<tag>>\s*)|(?P<verb>[ \t]+(?:is|was)(?:[ \t]+now)?[ \t]+)
+      |(?P<sp>[ \t]+))
+    (?:(?P<sprefix>@|[rbuf]|u8)(?=["'`]))?(?:(?:Bearer|Basic|Token|token|Bot)[ \t]+)?
+    (?:(?P<q>["'`])(?P<qv>[^\n]{0,500}?)(?P=q)|(?P<uv>[^\s"'`;\\<]{1,500}))""",
+    re.VERBOSE | re.ASCII,
+)
+_REVERSE = re.compile(r"""(["'])([^"'\n]{1,300})\1\s*[!=]==?\s*$""")
+_SCHEMES = ("Bearer ", "Basic ", "Token ")
+_CLOSING_TAG = re.compile(r"\s*</")
+_STATEMENT_END = re.compile(r"[ \t]*[;,)]?[ \t]*(?:\r?\n|$)")
+_COMPARISONS = frozenset({"==", "!=", "===", "!=="})
+_CLOSERS = {")": "(", "]": "[", "}": "{", ">": "<"}
+_PEM = re.compile(r"-----BEGIN[A-Z0-9 ]{0,30} PRIVATE KEY(?: BLOCK)?-----(?P<body>.*?)(?:-----END[A-Z0-9 ]*-----|$)",
+                  re.DOTALL)
+_URL_CREDS = re.compile(r"\b[a-zA-Z][\w+.-]{1,20}://(?P<user>[^\s:/@'\"<>]*):(?P<pw>[^\s:/@'\"<>]+)@(?=[\w.\[-])")
+_CURL_USER = re.compile(r"""(?:^|\s)(?:-u|--user)(?:\s+|=)(?P<q>["']?)(?P<cred>[^\s"']*:(?P<pw>[^\s"']+))(?P=q)""")
+_BEARER = re.compile(r"\b(?:Bearer|Basic)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})")
+
+
+def find_secrets(text: str) -> list[SecretFinding]:
+    """Every credential found in ``text``, sorted by start, never overlapping."""
+    if not text:
+        return []
+    # Cheap gates first: ordinary prose usually fails all three in a few microseconds.
+    hits = _context_hits(text)
+    if _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE):
+        hits += _format_hits(text)
+    # ASCII-only lowering keeps one byte per character, so offsets stay valid ("İ".lower() would not).
+    lowered = text.encode("ascii", "replace").lower()
+    for stem in _STEMS:
+        if stem in lowered:
+            hits += _keyword_hits(text, lowered)
+            break
+    return _resolve(hits) if hits else []
+
+
+def first_secret(text: str) -> SecretFinding | None:
+    """The earliest credential in ``text``, or ``None`` (the check on every write)."""
+    found = find_secrets(text)
+    return found[0] if found else None
+
+
+def _resolve(hits: list[_Hit]) -> list[SecretFinding]:
+    """Keep the highest-priority finding wherever spans overlap."""
+    starts: list[int] = []
+    kept: list[tuple[int, int, str]] = []
+    for _prio, start, end, rule in sorted(hits):
+        i = bisect.bisect_right(starts, start)
+        if (i and kept[i - 1][1] > start) or (i < len(kept) and kept[i][0] < end):
+            continue
+        starts.insert(i, start)
+        kept.insert(i, (start, end, rule))
+    return [SecretFinding(rule, start, end) for start, end, rule in kept]
+
+
+# --- self-identifying formats -------------------------------------------
+
+
+def _format_hits(text: str) -> list[_Hit]:
+    """Try the format table where a token can begin: a run's start or after ``= : | @``.
+
+    Anchored matches keep the cost linear in the text and stop the table from
+    finding "keys" in the middle of base64 blobs and hashes.
+    """
+    out = []
+    for cand in _CANDIDATE.finditer(text):
+        start, end = cand.span()
+        if not _NOT_A_WORD.search(text, start + 1, end):
+            continue
+        for pos in [start, *(sep.end() for sep in _TOKEN_SEP.finditer(text, start, end))]:
+            m = _PREFIX_RE.match(text, pos, end)
+            if m is not None:
+                rule = R.PREFIX_RULES[int(m.lastgroup[1:])]
+                if R.FORMAT_CHECKS[rule.check](m.group()):
+                    out.append((_PRIO_FORMAT, m.start(), m.end(), rule.name))
+            m = R.PREFIXED_TOKEN.match(text, pos, end)
+            if m is not None and _vendor_token(m):
+                out.append((_PRIO_FALLBACK, m.start(), m.end(), "prefixed-token"))
+    return out
+
+
+def _vendor_token(m: re.Match[str]) -> bool:
+    if m.group("prefix").lower() in R.NON_VENDOR_PREFIXES or m.group().startswith(R.KNOWN_VALUE_PREFIXES):
+        return False
+    return R.random_body(m.group("prefix"), m.group("body"))
+
+
+# --- credentials in PEM blocks, URLs, curl and headers --------------------
+
+
+def _context_hits(text: str) -> list[_Hit]:
+    out = []
+    if "PRIVATE KEY" in text:
+        # An empty or one-word block is a template; a real (even cut) key has a body.
+        out += [(_PRIO_CONTEXT, m.start(), m.end(), "private-key-block") for m in _PEM.finditer(text)
+                if len(re.sub(r"[\s-]", "", m.group("body"))) >= 12]
+    if "://" in text:
+        out += [(_PRIO_CONTEXT, m.start("pw"), m.end("pw"), "url-credentials") for m in _URL_CREDS.finditer(text)
+                if R.is_literal(m.group("pw")) and not _masked(m)]
+    if "-u" in text:
+        out += [(_PRIO_CONTEXT, m.start("pw"), m.end("pw"), "curl-credentials") for m in _CURL_USER.finditer(text)
+                if R.is_literal(m.group("cred")) and R.password_like(m.group("pw"), quoted=True)]
+    if "earer" in text or "Basic" in text:
+        out += [(_PRIO_CONTEXT, m.start("v"), m.end("v"), "bearer-token") for m in _BEARER.finditer(text)
+                if R.looks_random(m.group("v"))]
+    return out
+
+
+def _masked(m: re.Match[str]) -> bool:
+    """``user:****@``, ``user:xxx@``, ``user:password@``, ``postgres:postgres@``: no real password."""
+    password = m.group("pw")
+    return R.is_placeholder(password) or not any(c.isalnum() for c in password) or password == m.group("user")
+
+
+# --- identifier = value ---------------------------------------------------
+
+
+def _keyword_hits(text: str, lowered: bytes) -> list[_Hit]:
+    out = []
+    done = 0
+    for stem in _STEM.finditer(lowered):
+        if stem.start() < done:
+            continue  # inside an identifier or a literal already parsed
+        start, end = _ident_bounds(text, stem.start())
+        done = end
+        kind = _keyword_kind(_with_prose_qualifier(text, start, text[start:end].strip(".-")))
+        if kind is not None:
+            hit, done = _assigned_value(text, start, end, kind)
+            if hit is not None:
+                out.append((_PRIO_KEYWORD, *hit))
+    return out
+
+
+def _ident_bounds(text: str, pos: int) -> tuple[int, int]:
+    start = pos
+    while start > 0 and text[start - 1] in _IDENT_CHARS:
+        start -= 1
+    end = _IDENT_TAIL.match(text, pos).end()
+    while end > start and text[end - 1] in ".-":
+        end -= 1
+    return start, end
+
+
+def _with_prose_qualifier(text: str, start: int, name: str) -> str:
+    """``API key``, ``access token``: in prose the qualifier is a separate word."""
+    m = _PROSE_QUALIFIER.search(text, max(0, start - 16), start)
+    return f"{m.group(1)}_{name}" if m and name.isalpha() else name
+
+
+def _keyword_kind(ident: str) -> str | None:
+    """``"password"``, ``"token"`` or ``None``: what the identifier announces."""
+    words = [w.lower() for w in _WORDS.findall(ident)]
+    kind, last = None, -1
+    for i, word in enumerate(words):
+        found = _word_kind(word, words[i - 1] if i else "", len(words) - i - 1)
+        if found:
+            kind = "password" if "password" in (kind, found) else found
+            last = i
+    trailing = [w for w in words[last + 1:] if not w.isdigit()]
+    # The keyword must head the name: ``db_password_secure`` yes, ``TokenClassificationModel`` no.
+    if kind is None or len(trailing) > 2 or any(w in R.TRAILING_STOP_WORDS for w in trailing):
+        return None
+    if "public" in words or "publishable" in words:
+        return None  # public keys and tokens are meant to be shared
+    return kind
+
+
+def _word_kind(word: str, before: str, after: int) -> str | None:
+    if word in R.SHORT_PASSWORD_WORDS:
+        # "pass" and "pw" are verbs and abbreviations too: only ``db_pass``, ``sl_pass_secure``.
+        return "password" if before and after <= 1 else None
+    if word in R.PASSWORD_WORDS or word.endswith(R.PASSWORD_SUFFIXES):
+        return "password"
+    if word == "key":
+        return "token" if before and before not in R.KEY_STOP_QUALIFIERS else None
+    if word in R.TOKEN_WORDS or word.endswith(R.TOKEN_SUFFIXES):
+        return None if before in R.TOKEN_STOP_QUALIFIERS else "token"
+    return None
+
+
+def _assigned_value(text: str, start: int, end: int, kind: str) -> tuple[tuple | None, int]:
+    """The (start, end, rule) of the literal bound to ``text[start:end]``, and where parsing
+    stopped: keyword stems inside a consumed literal are data, so the caller resumes after it."""
+    ident = text[start:end]
+    m = _ASSIGN.match(text, end)
+    if m is None or not _form_ok(m, text, text[start - 1] if start else "", ident.startswith("-")):
+        return _reverse_value(text, start, ident, kind), end
+    if m.group("op") == ",":
+        kind = "token"  # ("pwd", "Quit") is a list of words far more often than a login
+    if m.group("sprefix") == "r":
+        return None, m.end()  # a raw string: a regex pattern, not a credential
+    group = "qv" if m.group("q") else "uv"
+    vstart, value = m.start(group), m.group(group)
+    if group == "qv" and value.startswith(_SCHEMES) and value.count(" ") == 1:
+        vstart, value = vstart + value.index(" ") + 1, value[value.index(" ") + 1:]
+    if group == "uv":
+        value = _unquoted_literal(text, m, vstart)
+        if value is None:
+            return None, m.end()
+    rule = _judge(value, ident, kind, quoted=group == "qv")
+    return ((vstart, vstart + len(value), rule) if rule else None), m.end()
+
+
+def _unquoted_literal(text: str, m: re.Match[str], vstart: int) -> str | None:
+    """An unquoted value minus the surrounding code's brackets; ``None`` if it is code itself."""
+    value = m.group("uv").rstrip(",:.!?")  # sentence punctuation after a value in prose is not part of it
+    while value and (value[-1] == "(" or value[-1] in _CLOSERS
+                     and value.count(value[-1]) > value.count(_CLOSERS[value[-1]])):
+        value = value[:-1]
+    if m.group("op") == "=>" or value[:1] in "[({" or R.CODE_VALUE.match(value):
+        return None  # ``k => v``, ``[a, b]``, ``getenv(...)``: an expression
+    if text.startswith(";", vstart + len(value)):
+        return None  # ``x = other;``
+    if m.group("tag") is not None and not _CLOSING_TAG.match(text, vstart + len(value)):
+        return None  # ``<password>`` inside a URL, not an element
+    return value
+
+
+def _form_ok(m: re.Match[str], text: str, before: str, cli: bool) -> bool:
+    """Whether this syntax really binds a literal to the identifier."""
+    quoted = bool(m.group("q"))
+    op = m.group("op")
+    if op == ",":
+        return quoted and before in "\"'"  # setProperty("X_TOKEN", "v")
+    if op in _COMPARISONS or m.group("call") is not None:
+        return quoted  # ``token == other.token`` compares two variables
+    if m.group("tag") is not None:
+        return before == "<"
+    if m.group("sp") is not None:
+        # ``--api-key VALUE``, or a whole statement ``password "v";`` (not prose: "pass 'x' to f").
+        return cli or (quoted and _STATEMENT_END.match(text, m.end()) is not None)
+    return True
+
+
+def _reverse_value(text: str, start: int, ident: str, kind: str) -> tuple[int, int, str] | None:
+    """``if ("literal" == password)``: the literal before a comparison."""
+    if not text[max(0, start - 6):start].rstrip().endswith("="):
+        return None
+    m = _REVERSE.search(text, max(0, start - 320), start)
+    rule = _judge(m.group(2), ident, kind, quoted=True) if m else None
+    return (m.start(2), m.end(2), rule) if rule else None
+
+
+def _judge(value: str, ident: str, kind: str, quoted: bool) -> str | None:
+    """The rule name if ``value`` is a real secret for this identifier, else ``None``."""
+    words = {w.lower() for w in _WORDS.findall(ident)}
+    compact = re.sub(r"[^a-z]", "", ident.lower())
+    for word, shape, rule, strict in R.CONTEXT_FORMATS:
+        # Short provider names must be whole words ("ibm", not the middle of "climbMax").
+        if word in words or (len(word) > 6 and word in compact):
+            if shape.fullmatch(value):
+                return rule
+            if strict:
+                return None
+            break  # the first provider named decides; lenient ones fall back to the generic tests
+    if kind == "password":
+        return "password-assignment" if R.password_like(value, quoted) else None
+    if value.startswith(R.KNOWN_VALUE_PREFIXES):
+        return None  # judged by its own format rule
+    return "secret-assignment" if R.looks_random(value) else None

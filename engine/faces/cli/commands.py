@@ -1,0 +1,221 @@
+"""The CLI's commands: translate arguments, call the facade, render.
+
+No SQL and no rules here; every command opens the memory, calls one or two
+``Memory`` methods and prints through ``render``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator
+
+from engine.clock import Clock, parse_time
+from engine.config import Settings
+from engine.errors import InvalidInput, MemLensError
+from engine.io.jsonl import open_input, read_records
+from engine.memory import Memory
+from engine.search.hybrid import SearchFilters
+from engine.faces.cli import render
+
+
+@dataclass
+class Context:
+    db: Path
+    settings: Settings
+    clock: Clock
+
+    def open(self, create: bool = False) -> Memory:
+        return Memory(self.db, self.settings, clock=self.clock, actor="cli", create=create)
+
+
+def index_list(value: str) -> list[int]:
+    """argparse type for ``--only 1,3``."""
+    try:
+        indexes = [int(part) for part in value.split(",") if part.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated item numbers, got {value[:40]!r}") from None
+    if not indexes or min(indexes) < 0:
+        raise argparse.ArgumentTypeError("expected item numbers such as 1,3")
+    return indexes
+
+
+def iso_time(value: str) -> float:
+    """argparse type for ISO-8601 times (a bad value is a usage error, exit 2)."""
+    try:
+        return parse_time(value)
+    except InvalidInput as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
+
+
+def _binary_input(path: str) -> Any:
+    return sys.stdin.buffer if path == "-" else open_input(Path(path))
+
+
+def _report_plan(plan: Any, as_json: bool, dry_run: bool) -> int:
+    if as_json:
+        render.emit_json(render.plan_json(plan))
+    else:
+        render.plan_text(plan, dry_run)
+    rejected = [it for it in plan.items if it.outcome == "rejected"]
+    for it in rejected:
+        print(f"memlens: item {it.index} rejected: {it.reason}", file=sys.stderr)
+    return 1 if rejected else 0
+
+
+def absorb(ctx: Context, args: argparse.Namespace) -> int:
+    if not args.text and args.file is None:
+        raise InvalidInput("give fact texts as arguments, or --file PATH (JSONL, '-' for stdin)")
+    defaults = {k: v for k, v in (("scope", args.scope), ("kind", args.kind), ("tags", args.tags),
+                                  ("session_id", args.session)) if v is not None}
+    items: list[Any] = list(args.text)
+    if args.file is not None:
+        stream = _binary_input(args.file)
+        try:
+            items += [raw for _, raw in read_records(stream)]
+        finally:
+            if stream is not sys.stdin.buffer:
+                stream.close()
+    if not items:
+        raise InvalidInput("the input holds no items")
+    with ctx.open(create=True) as memory:
+        plan = memory.absorb(items, dry_run=args.dry_run, defaults=defaults)
+    return _report_plan(plan, args.json, args.dry_run)
+
+
+def _filters(args: argparse.Namespace) -> SearchFilters:
+    return SearchFilters(scope=args.scope, kind=args.kind, statuses=tuple(args.status or ("active",)),
+                         tags=tuple(args.tag), since=args.since, until=args.until,
+                         min_confidence=args.min_confidence)
+
+
+def _batch_queries(path: str) -> Iterator[tuple[Any, str | None, str | None]]:
+    stream = _binary_input(path)
+    try:
+        for number, raw in read_records(stream):
+            value = raw.value or {}
+            query = value.get("query")
+            if raw.error:
+                yield None, None, raw.error
+            elif not isinstance(query, str):
+                yield value.get("qid"), None, f"line {number}: 'query' must be a string"
+            else:
+                yield value.get("qid"), query, None
+    finally:
+        if stream is not sys.stdin.buffer:
+            stream.close()
+
+
+def search(ctx: Context, args: argparse.Namespace) -> int:
+    if (args.query is None) == (args.batch is None):
+        raise InvalidInput("give either a QUERY or --batch PATH")
+    filters = _filters(args)
+    with ctx.open() as memory:
+        if args.batch is None:
+            hits = memory.search(args.query, top_k=args.top_k, filters=filters)
+            render.search_results(hits, args.json)
+            return 0
+        failures = 0
+        for qid, query, error in _batch_queries(args.batch):
+            if error is None:
+                try:
+                    hits = memory.search(query, top_k=args.top_k, filters=filters)
+                except InvalidInput as err:
+                    error = str(err)
+            if error is not None:
+                failures += 1
+                print(json.dumps({"qid": qid, "error": error}, ensure_ascii=False))
+            else:
+                print(json.dumps({"qid": qid, "results": [h.to_dict() for h in hits]}, ensure_ascii=False))
+        return 1 if failures else 0
+
+
+def get(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        reading = memory.get(args.id, args.mode)
+    render.reading(reading, args.json)
+    return 0
+
+
+history = get
+
+
+def journal(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        entries = memory.journal(args.fact, 0, 1_000_000)[-max(1, args.limit):]
+    render.journal(entries, args.json)
+    return 0
+
+
+def stats(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        render.stats(memory.stats(), args.json)
+    return 0
+
+
+def plan_list(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        render.plan_list(memory.plans(args.status), args.json)
+    return 0
+
+
+def plan_show(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        plan = memory.plan(args.id)
+    if args.json:
+        render.emit_json(plan.to_dict())
+    else:
+        render.plan_text(plan, dry_run=plan.status == "draft")
+    return 0
+
+
+def plan_apply(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        plan = memory.apply_plan(args.id, args.only)
+    if args.json:
+        render.emit_json(render.plan_json(plan))
+    else:
+        render.plan_text(plan, dry_run=False)
+    return 0
+
+
+def plan_discard(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        plan = memory.discard_plan(args.id)
+    if args.json:
+        render.emit_json(plan.to_dict())
+    else:
+        print(f"plan {plan.id} discarded; nothing else changed")
+    return 0
+
+
+def export(ctx: Context, args: argparse.Namespace) -> int:
+    with ctx.open() as memory:
+        if args.path == "-":
+            memory.export(sys.stdout)
+            return 0
+        target = Path(args.path)
+        try:
+            with target.open("w", encoding="utf-8") as stream:
+                count = memory.export(stream)
+        except OSError as err:
+            raise MemLensError(f"cannot write {target}: {err.strerror}") from None
+    print(f"exported {count} facts to {target}", file=sys.stderr)
+    return 0
+
+
+def import_(ctx: Context, args: argparse.Namespace) -> int:
+    path = Path(args.path)
+    if args.path == "-":
+        raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
+    with ctx.open(create=True) as memory:
+        plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile)
+    code = _report_plan(plan, args.json, args.dry_run)
+    if args.as_profile:  # on stderr, so --json output stays one JSON document
+        print("profile: unchanged (dry run)" if args.dry_run else
+              "profile: the imported MEMORY.md / USER.md are now this memory's profile (memlens profile show)",
+              file=sys.stderr)
+    return code

@@ -1,0 +1,204 @@
+"""``memlens serve``: the HTTP API, a FastAPI app over one ``Memory`` (DESIGN §11).
+
+One ``Memory`` serves every request. Its SQLite connection is made with
+``check_same_thread=False`` and guarded by the store's lock, so the thread pool may share
+it; one memory per request would instead re-load the vector index (0.7 s at 100k facts)
+and the graph for every search. Other processes (the GUI, the CLI, an MCP server) write to
+the same file meanwhile: WAL and the busy timeout order the writes, and the memory catches
+up with theirs through the journal before each read.
+
+Security: loopback by default; with a token every request, the schema included, needs
+``Authorization: Bearer <token>``; any other address without a token is refused at
+start-up. Bodies over ``[http] max_body_bytes`` get 413 before they are parsed. Every
+error is ``{"error": message}`` with its status and never a traceback.
+"""
+
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+import os
+from pathlib import Path
+from typing import Any, Awaitable, Callable
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException
+
+from engine.clock import Clock, system_clock
+from engine.config import Settings
+from engine.errors import Conflict, EmbeddingUnavailable, MemLensError, NotFound, PlanError, StoreError
+from engine.faces.http_routes import router
+from engine.memory import Memory
+
+log = logging.getLogger("memlens.http")
+STATUS_OF: tuple[tuple[type[MemLensError], int], ...] = (
+    (NotFound, 404), (Conflict, 409), (PlanError, 409), (StoreError, 503), (EmbeddingUnavailable, 503),
+    (MemLensError, 400))
+ASGI = Callable[[dict, Callable[[], Awaitable[dict]], Callable[[dict], Awaitable[None]]], Awaitable[None]]
+
+
+class ErrorBody(BaseModel):
+    error: str
+
+
+def _json_error(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status, headers=headers)
+
+
+async def _send_error(send: Callable, status: int, message: str, headers: dict[str, str] | None = None) -> None:
+    response = _json_error(status, message, headers)
+    await send({"type": "http.response.start", "status": status, "headers": response.raw_headers})
+    await send({"type": "http.response.body", "body": response.body})
+
+
+class Guard:
+    """Pure ASGI middleware: the bearer token first, then the body size, then the app.
+
+    The body is read here, up to the limit, and replayed to the app: a client that sends
+    more (with or without Content-Length) gets 413 and the app never sees a byte of it.
+    """
+
+    def __init__(self, app: ASGI, token: str | None, max_body: int) -> None:
+        self.app, self.token, self.max_body = app, token, max_body
+
+    async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        headers = {k.decode("latin-1").lower(): v for k, v in scope["headers"]}
+        if self.token is not None:
+            given = headers.get("authorization", b"")
+            if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
+                return await _send_error(send, 401, "missing or wrong bearer token",
+                                         {"WWW-Authenticate": "Bearer"})
+        length = headers.get("content-length", b"")
+        if length.isdigit() and int(length) > self.max_body:
+            return await _send_error(send, 413, f"the request body is over {self.max_body:,} bytes")
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            chunks.append(message.get("body", b""))
+            size += len(chunks[-1])
+            if size > self.max_body:
+                return await _send_error(send, 413, f"the request body is over {self.max_body:,} bytes")
+            if not message.get("more_body"):
+                break
+        body, replayed = b"".join(chunks), False
+
+        async def replay() -> dict:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)
+
+
+def _validation_message(err: RequestValidationError) -> str:
+    """The first problem, by place and kind; pydantic's 'input' is left out (it may hold a secret)."""
+    first = err.errors()[0] if err.errors() else {}
+    where = ".".join(str(part) for part in first.get("loc", ()))
+    more = len(err.errors()) - 1
+    return f"{where}: {first.get('msg', 'invalid request')}" + (f" (and {more} more)" if more > 0 else "")
+
+
+def _install_errors(app: FastAPI) -> None:
+    @app.exception_handler(MemLensError)
+    async def engine_error(_: Request, err: MemLensError) -> JSONResponse:
+        status = next(code for kind, code in STATUS_OF if isinstance(err, kind))
+        return _json_error(status, str(err))
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(_: Request, err: RequestValidationError) -> JSONResponse:
+        return _json_error(400, _validation_message(err))
+
+    @app.exception_handler(HTTPException)
+    async def http_error(_: Request, err: HTTPException) -> JSONResponse:
+        return _json_error(err.status_code, str(err.detail), getattr(err, "headers", None))
+
+    @app.exception_handler(Exception)
+    async def bug(request: Request, err: Exception) -> JSONResponse:
+        log.exception("unexpected error in %s %s", request.method, request.url.path)
+        return _json_error(500, "internal error (a bug in MemLens); the server log has the details")
+
+
+def _openapi(app: FastAPI, with_token: bool) -> Callable[[], dict[str, Any]]:
+    """FastAPI's schema, corrected to what the app really answers: 400 (not 422) with ``ErrorBody``."""
+    build = app.openapi
+
+    def schema() -> dict[str, Any]:
+        if app.openapi_schema is not None:
+            return app.openapi_schema
+        doc = build()
+        for path in doc["paths"].values():
+            for operation in path.values():
+                operation["responses"].pop("422", None)
+        for name in ("HTTPValidationError", "ValidationError"):
+            doc.get("components", {}).get("schemas", {}).pop(name, None)
+        if with_token:
+            doc["components"]["securitySchemes"] = {"bearer": {"type": "http", "scheme": "bearer"}}
+            doc["security"] = [{"bearer": []}]
+        app.openapi_schema = doc
+        return doc
+
+    return schema
+
+
+def create_app(memory: Memory | None, *, token: str | None = None, max_body: int = 1_048_576) -> Any:
+    """The ASGI app over ``memory`` (the caller opens and closes it)."""
+    errors = {400: {"model": ErrorBody, "description": "bad input"},
+              413: {"model": ErrorBody, "description": "body too large"},
+              503: {"model": ErrorBody, "description": "the memory file is locked, read-only or unusable"}}
+    if token is not None:
+        errors[401] = {"model": ErrorBody, "description": "missing or wrong bearer token"}
+    app = FastAPI(title="MemLens", version="0.1.0", responses=errors,
+                  description="An agent's long-term memory in one SQLite file: absorb, search, history, "
+                              "graph, housekeeping plans, session snapshots and the profile.")
+    app.state.memory = memory
+    app.include_router(router, responses={404: {"model": ErrorBody, "description": "no such fact or plan"},
+                                          409: {"model": ErrorBody, "description": "conflict or stale plan"}})
+    _install_errors(app)
+    app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
+    return Guard(app, token, max_body)
+
+
+def check_binding(host: str, token: str | None) -> None:
+    """Refuse to listen beyond this machine without a token."""
+    if token is not None:
+        return
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if not loopback:
+        raise MemLensError(f"refusing to listen on {host} without a token: anyone who can reach it could read "
+                           f"and change this memory; set a token with --token-env VAR, or use 127.0.0.1")
+
+
+def token_from_env(var: str | None) -> str | None:
+    if var is None:
+        return None
+    token = os.environ.get(var, "")
+    if not token.strip():
+        raise MemLensError(f"--token-env {var}: that environment variable is not set or is empty")
+    return token
+
+
+def run_server(db: Path, settings: Settings, *, host: str, port: int, token_env: str | None,
+               clock: Clock = system_clock) -> int:
+    import uvicorn
+    token = token_from_env(token_env)
+    check_binding(host, token)
+    if not 0 <= port <= 65535:
+        raise MemLensError(f"port must be from 0 to 65535, not {port}")
+    with Memory(db, settings, clock=clock, actor="http") as memory:
+        memory.warm_up()
+        app = create_app(memory, token=token, max_body=settings.http.max_body_bytes)
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+    return 0

@@ -1,0 +1,81 @@
+"""Reading a fact by id in the three modes of DESIGN §2.
+
+``supersedes`` edges point from the newer fact to the older one, so "latest"
+follows them backwards (towards sources) and the oldest version is the one
+nothing older hangs off.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.errors import InvalidInput, NotFound
+from engine.store.records import Fact, edges_touching, load_facts
+
+MODES = ("active", "latest", "full_history")
+MAX_CHAIN = 10_000  # a guard against a cycle written by hand into the edges table
+
+
+@dataclass
+class Reading:
+    """The answer to ``get``: the facts shown, and a sentence when the asked fact is not current."""
+    mode: str
+    requested: int
+    facts: list[Fact]
+    message: str | None = None
+    superseded_by: int | None = None
+    contradicts: list[dict[str, Any]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "requested": self.requested, "message": self.message,
+                "superseded_by": self.superseded_by, "facts": [f.to_dict() for f in self.facts],
+                "contradicts": self.contradicts}
+
+
+def _newer(db: sqlite3.Connection, fact_id: int) -> int | None:
+    row = db.execute("SELECT src_id FROM edges WHERE dst_id = ? AND type = 'supersedes' ORDER BY id DESC LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def _older(db: sqlite3.Connection, fact_id: int) -> int | None:
+    row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def chain(db: sqlite3.Connection, fact_id: int) -> list[int]:
+    """Every version of a fact, oldest first."""
+    oldest, seen = fact_id, {fact_id}
+    while (older := _older(db, oldest)) is not None and older not in seen and len(seen) < MAX_CHAIN:
+        seen.add(older)
+        oldest = older
+    ids, current = [oldest], oldest
+    while (newer := _newer(db, current)) is not None and newer not in ids and len(ids) < MAX_CHAIN:
+        ids.append(newer)
+        current = newer
+    return ids
+
+
+def read(db: sqlite3.Connection, fact_id: int, mode: str) -> Reading:
+    if mode not in MODES:
+        raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
+    fact = load_facts(db, [fact_id]).get(fact_id)
+    if fact is None:
+        raise NotFound(f"there is no fact {fact_id} in this memory")
+    newer = _newer(db, fact_id)
+    if mode == "active":
+        if fact.status == "active":
+            return Reading(mode, fact_id, [fact])
+        because = f"superseded by {newer}" if newer is not None else fact.status
+        return Reading(mode, fact_id, [], f"fact {fact_id} is not active: {because}", superseded_by=newer)
+    versions = chain(db, fact_id)
+    if mode == "latest":
+        latest = load_facts(db, [versions[-1]])[versions[-1]]
+        note = None if latest.id == fact_id else f"fact {fact_id} has a newer version: {latest.id}"
+        return Reading(mode, fact_id, [latest], note, superseded_by=newer)
+    facts = load_facts(db, versions)
+    contradicts = [e for e in edges_touching(db, versions) if e["type"] == "contradicts"]
+    return Reading(mode, fact_id, [facts[i] for i in versions], superseded_by=newer, contradicts=contradicts)

@@ -1,0 +1,207 @@
+"""A fact's evolution over time: its supersedes chain, the contradictions and
+related facts touching it, each version's status history, and its confidence curve.
+
+Status history is rebuilt from the journal (every status change is journaled
+with before/after), so ``Timeline.state_at(t)`` answers "what did the memory
+say at time t" without any stored snapshot: the audit view of the GUI. Times
+are the ones the facts claim: a backdated import reads as its history says.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from bisect import bisect_right
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from engine.store.decay import decay_rate, effective_confidence
+from engine.errors import NotFound
+from engine.history.reading import chain
+from engine.store.records import Fact, load_facts
+
+DAY = 86400.0
+_FACT_EDGES = ("contradicts", "related")
+
+
+@dataclass(frozen=True)
+class Link:
+    """A typed edge between two facts, as of ``created_at``."""
+    type: str
+    src: int
+    dst: int
+    created_at: float
+    plan_id: int | None = None
+
+    def other(self, fact_id: int) -> int:
+        return self.dst if self.src == fact_id else self.src
+
+
+@dataclass
+class Version:
+    """One record with its status changes, oldest first: ``[(time, status), ...]``."""
+    fact: Fact
+    changes: list[tuple[float, str]]
+
+    def status_at(self, when: float) -> str | None:
+        """The record's status at ``when``, or None if it did not exist yet."""
+        times = [t for t, _ in self.changes]
+        at = bisect_right(times, when)
+        return self.changes[at - 1][1] if at else None
+
+
+@dataclass
+class AsOf:
+    """The memory around one fact at a moment."""
+    when: float
+    current: int | None
+    statuses: dict[int, str | None]
+    open_contradictions: list[Link]
+
+
+@dataclass
+class Timeline:
+    fact_id: int
+    versions: list[Version]
+    links: list[Link]
+    others: dict[int, list[Version]] = field(default_factory=dict)
+    related_versions: list[Version] = field(default_factory=list)
+
+    @property
+    def chain_ids(self) -> list[int]:
+        return [v.fact.id for v in self.versions]
+
+    @property
+    def contradictions(self) -> list[Link]:
+        return [link for link in self.links if link.type == "contradicts"]
+
+    @property
+    def related(self) -> list[Link]:
+        return [link for link in self.links if link.type == "related"]
+
+    def all_versions(self) -> list[Version]:
+        return self.versions + [v for chain_ in self.others.values() for v in chain_] + self.related_versions
+
+    @property
+    def span(self) -> tuple[float, float]:
+        times = [t for v in self.all_versions() for t, _ in v.changes]
+        times += [link.created_at for link in self.links]
+        return min(times), max(times)
+
+    def state_at(self, when: float) -> AsOf:
+        statuses = {v.fact.id: v.status_at(when) for v in self.all_versions()}
+        active = [fid for fid in self.chain_ids if statuses.get(fid) == "active"]
+        open_ = [link for link in self.contradictions
+                 if link.created_at <= when and statuses.get(link.src) == "active"
+                 and statuses.get(link.dst) == "active"]
+        return AsOf(when, active[-1] if active else None, statuses, open_)
+
+
+def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int, list[tuple[float, str]]]:
+    """Each fact starts active when created (or with the status an import gave it) and
+    changes whenever a journal entry records an ``after.status`` for it."""
+    changes: dict[int, list[tuple[float, str]]] = {fid: [] for fid in facts}
+    if not facts:
+        return changes
+    marks = ",".join("?" * len(facts))
+    rows = db.execute(
+        f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status') "
+        f"FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id", list(facts)).fetchall()
+    for fact_id, at, action, after_status, imported_status in rows:
+        if after_status:
+            changes[fact_id].append((at, after_status))
+        elif action == "import" and imported_status:
+            changes[fact_id].append((facts[fact_id].created_at, imported_status))
+    for fact_id, fact in facts.items():
+        initial = [(fact.created_at, "active")] if not changes[fact_id] or changes[fact_id][0][0] > fact.created_at \
+            else []
+        changes[fact_id] = sorted(initial + changes[fact_id], key=lambda change: change[0])
+    return changes
+
+
+def _links(db: sqlite3.Connection, fact_ids: list[int]) -> list[Link]:
+    marks = ",".join("?" * len(fact_ids))
+    rows = db.execute(
+        f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges "
+        f"WHERE type IN ({','.join('?' * len(_FACT_EDGES))}) AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+        f"ORDER BY id", [*_FACT_EDGES, *fact_ids, *fact_ids]).fetchall()
+    return [Link(*row) for row in rows]
+
+
+def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
+    """The timeline of ``fact_id``: its chain, the chains its contradictions touch, related facts."""
+    ids = chain(db, fact_id)
+    links = _links(db, ids)
+    other_chains: dict[int, list[int]] = {}
+    for link in links:
+        other = link.dst if link.src in ids else link.src
+        if other not in ids and link.type == "contradicts":
+            other_chains.setdefault(other, chain(db, other))
+    related_ids = [link.dst if link.src in ids else link.src for link in links
+                   if link.type == "related" and not (link.src in ids and link.dst in ids)]
+    wanted = set(ids) | {i for c in other_chains.values() for i in c} | set(related_ids)
+    facts = load_facts(db, wanted)
+    if fact_id not in facts:
+        raise NotFound(f"there is no fact {fact_id} in this memory")
+    changes = _status_changes(db, facts)
+    for chain_ in [ids, *other_chains.values()]:
+        _date_supersessions(chain_, facts, changes)
+    links = [_dated(link, facts) for link in links]
+    version = lambda i: Version(facts[i], changes[i])  # noqa: E731
+    others = {head: [version(i) for i in c] for head, c in other_chains.items()}
+    in_chains = set(ids) | {i for c in other_chains.values() for i in c}
+    related = [version(i) for i in dict.fromkeys(related_ids) if i not in in_chains]
+    return Timeline(fact_id, [version(i) for i in ids], links, others, related)
+
+
+def _date_supersessions(ids: list[int], facts: dict[int, Fact], changes: dict[int, list[tuple[float, str]]]) -> None:
+    """A version stops being current when its successor was written. Imports and backdated
+    absorbs are applied later than the facts they carry claim, so the journal time of a
+    supersession is moved back to the successor's ``created_at`` when that is earlier."""
+    for old, new in zip(ids, ids[1:]):
+        successor_born = facts[new].created_at
+        changes[old] = sorted(((max(facts[old].created_at, min(at, successor_born)) if status == "superseded"
+                                else at, status) for at, status in changes[old]), key=lambda change: change[0])
+
+
+def _dated(link: Link, facts: dict[int, Fact]) -> Link:
+    """An edge holds from when both its facts existed, even if it was recorded later (see above)."""
+    ends = [facts[i].created_at for i in (link.src, link.dst) if i in facts]
+    if len(ends) < 2:
+        return link
+    return Link(link.type, link.src, link.dst, min(link.created_at, max(ends)), link.plan_id)
+
+
+@dataclass
+class ConfidenceCurve:
+    """Effective confidence sampled over time, with the moments it was reinforced."""
+    times: np.ndarray
+    values: np.ndarray
+    reinforced_at: list[float]
+    reinforced_to: list[float]
+
+
+def confidence_curve(db: sqlite3.Connection, fact: Fact, until: float, points: int = 200) -> ConfidenceCurve:
+    """Rebuild the curve from the journal: between reinforcements the stored confidence
+    decays as ``c·exp(−λ·days)``; each reinforcement resets the clock at a higher ``c``."""
+    rows = db.execute(
+        "SELECT at, json_extract(details, '$.after.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
+        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id", (fact.id,)).fetchall()
+    steps = [(r[0], float(r[1])) for r in rows if r[1] is not None]
+    first = fact.confidence if not steps else _initial_confidence(db, fact, steps)
+    anchors = [(fact.created_at, first)] + steps
+    start, end = fact.created_at, max(until, fact.created_at + DAY)
+    times = np.linspace(start, end, points)
+    anchor_times = np.array([t for t, _ in anchors])
+    which = np.searchsorted(anchor_times, times, side="right") - 1
+    base = np.array([c for _, c in anchors])[which]
+    days = (times - anchor_times[which]) / DAY
+    values = effective_confidence(base, decay_rate(fact.kind), days)
+    return ConfidenceCurve(times, np.asarray(values, dtype=float), [t for t, _ in steps], [c for _, c in steps])
+
+
+def _initial_confidence(db: sqlite3.Connection, fact: Fact, steps: list[tuple[float, float]]) -> float:
+    row = db.execute(
+        "SELECT json_extract(details, '$.before.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
+        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id LIMIT 1", (fact.id,)).fetchone()
+    return float(row[0]) if row and row[0] is not None else fact.confidence

@@ -1,0 +1,78 @@
+"""Reading JSONL defensively: one bad line is one error, never the end of the batch.
+
+Lines are read as bytes with a size cap, so a huge or binary file cannot
+exhaust memory, and each line is decoded on its own, so invalid UTF-8 or a
+NUL byte spoils only that line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import IO, Any, Iterator
+
+from engine.absorb.planner import RawItem
+from engine.errors import InvalidInput, MemLensError
+
+MAX_LINE_BYTES = 1 << 20
+
+
+def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, bytes, too long) for each line; an overlong line is drained, not kept."""
+    number = 0
+    while True:
+        chunk = stream.readline(MAX_LINE_BYTES + 1)
+        if not chunk:
+            return
+        number += 1
+        too_long = len(chunk) > MAX_LINE_BYTES
+        while too_long and not chunk.endswith(b"\n"):
+            chunk = stream.readline(MAX_LINE_BYTES)
+            if not chunk:
+                break
+        yield number, (b"" if too_long else chunk), too_long
+
+
+def parse_line(number: int, data: bytes) -> RawItem:
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        return RawItem(None, f"line {number}: not valid UTF-8 (byte {err.start})")
+    if "\x00" in text:
+        return RawItem(None, f"line {number}: contains a NUL byte")
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as err:
+        return RawItem(None, f"line {number}: not valid JSON ({err.msg} at column {err.colno})")
+    except RecursionError:
+        return RawItem(None, f"line {number}: JSON nested too deeply")
+    if not isinstance(value, dict):
+        return RawItem(None, f"line {number}: expected a JSON object, got {type(value).__name__}")
+    return RawItem(value)
+
+
+def read_records(stream: IO[bytes]) -> Iterator[tuple[int, RawItem]]:
+    """Every non-blank line as (line number, parsed item or error)."""
+    for number, data, too_long in _lines(stream):
+        if too_long:
+            yield number, RawItem(None, f"line {number}: longer than {MAX_LINE_BYTES:,} bytes")
+        elif data.strip():
+            yield number, parse_line(number, data)
+
+
+def open_input(path: Path, kind: str = "JSONL file") -> IO[bytes]:
+    """``path`` opened for reading, or one clear error naming what was expected there."""
+    try:
+        if path.is_dir():
+            raise InvalidInput(f"{path} is a folder, not a {kind}")
+        return path.open("rb")
+    except FileNotFoundError:
+        raise InvalidInput(f"no such file: {path}") from None
+    except PermissionError:
+        raise InvalidInput(f"cannot read {path}: permission denied") from None
+    except OSError as err:
+        raise MemLensError(f"cannot read {path}: {err.strerror}") from None
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, sort_keys=False)

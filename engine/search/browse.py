@@ -1,0 +1,47 @@
+"""Listing facts without a query: every fact that passes the filters, newest first.
+
+Front ends page through the returned ids (a 100k-fact memory lists in tens of
+milliseconds) and describe one page at a time, so a table never holds more
+rows than a person scrolls to.
+"""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+
+import numpy as np
+
+from engine.config import MemorySettings
+from engine.store.decay import KIND_DECAY, age_days, effective_confidence, freshness
+from engine.store.records import Fact
+from engine.search.hybrid import Hit, SearchFilters
+
+NO_SCORE = math.nan
+
+
+def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float) -> list[int]:
+    """Ids of the facts passing ``filters``, newest first; minimum confidence is checked on
+    the decayed value, as search does, so it needs the kind and last reinforcement."""
+    where, params = filters.sql()
+    rows = db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY id DESC",
+                      params).fetchall()
+    if filters.min_confidence is None or not rows:
+        return [r[0] for r in rows]
+    ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
+    confidence = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
+    rates = np.fromiter((KIND_DECAY[r[2]][0] for r in rows), dtype=np.float64, count=len(rows))
+    days = age_days(now, np.fromiter((r[3] for r in rows), dtype=np.float64, count=len(rows)))
+    keep = effective_confidence(confidence, rates, days) >= filters.min_confidence
+    return ids[keep].tolist()
+
+
+def describe(facts: list[Fact], now: float, limits: MemorySettings) -> list[Hit]:
+    """Hits without a query: freshness and effective confidence filled in, scores NaN."""
+    hits = []
+    for fact in facts:
+        days = float(age_days(now, fact.last_reinforced))
+        fresh = float(freshness(days, limits.freshness_rate, limits.freshness_floor))
+        conf = float(effective_confidence(fact.confidence, KIND_DECAY[fact.kind][0], days))
+        hits.append(Hit(fact, NO_SCORE, NO_SCORE, NO_SCORE, fresh, conf))
+    return hits

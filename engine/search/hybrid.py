@@ -1,0 +1,375 @@
+"""Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
+
+Without filters (or with only a confidence floor), every active fact is
+scored roughly, its cosine estimated from the index's sketch (exact for a
+shortlist of the nearest estimates), and the ``candidate_pool`` best and
+every text match are scored exactly (``Searcher._active``). With filters,
+candidates are the nearest facts and best FTS5 matches among the facts that
+pass them, so a narrow filter never starves the result list. Each hit carries
+its parts so a person can see why it ranked. The context part
+(``context_weight`` × the best batch neighbour's score, see ``search_context``)
+is 0 in the seed's formula, ``context_weight = 0``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import weakref
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from engine.clock import format_time
+from engine.config import MemorySettings
+from engine.store.decay import STATUSES, age_days, decay_rate, effective_confidence, freshness
+from engine.errors import InvalidInput
+from engine.search.fts import TermCounts, match_expression
+from engine.store.records import Fact, fact_columns, load_facts
+from engine.search.context import context_of, lookup
+from engine.search.vectors import VectorIndex
+
+
+@dataclass
+class SearchFilters:
+    scope: str | None = None
+    kind: str | None = None
+    statuses: tuple[str, ...] = ("active",)
+    tags: tuple[str, ...] = ()
+    since: float | None = None
+    until: float | None = None
+    min_confidence: float | None = None
+
+    def __post_init__(self) -> None:
+        bad = [s for s in self.statuses if s not in STATUSES]
+        if bad or not self.statuses:
+            raise InvalidInput(f"status must be among {', '.join(STATUSES)}")
+
+    @property
+    def only_active(self) -> bool:
+        return self.statuses == ("active",)
+
+    def sql(self) -> tuple[str, list[Any]]:
+        """A WHERE clause over ``facts`` for every filter SQL can check (not decayed confidence)."""
+        clauses = [f"status IN ({','.join('?' * len(self.statuses))})"]
+        params: list[Any] = list(self.statuses)
+        for column, value in (("scope", self.scope), ("kind", self.kind)):
+            if value is not None:
+                clauses.append(f"{column} = ?")
+                params.append(value)
+        if self.since is not None:
+            clauses.append("created_at >= ?")
+            params.append(self.since)
+        if self.until is not None:
+            clauses.append("created_at <= ?")
+            params.append(self.until)
+        for tag in self.tags:
+            clauses.append("EXISTS (SELECT 1 FROM json_each(facts.tags) WHERE json_each.value = ?)")
+            params.append(tag.lower())
+        return " AND ".join(clauses), params
+
+    @property
+    def narrows(self) -> bool:
+        bounded = self.since is not None or self.until is not None
+        return bool(self.scope or self.kind or self.tags) or bounded or not self.only_active
+
+
+def _normalised(rows: list[tuple[int, float]]) -> dict[int, float]:
+    """Fact id -> BM25 in 0..1 from (rowid, bm25()) rows sorted best first.
+
+    bm25() is negative and unbounded (lower is better): negate, then divide by
+    the best hit's value, so the best text match scores 1.0 and the others keep
+    their proportion to it (max-normalisation; min-max measured no better on
+    LoCoMo and pushes the weakest of a few good hits to zero).
+    """
+    if not rows:
+        return {}
+    best = -rows[0][1]
+    return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
+
+
+# Per open memory (its index lives as long as it does): document frequencies of query terms.
+_TERM_COUNTS: weakref.WeakKeyDictionary[VectorIndex, TermCounts] = weakref.WeakKeyDictionary()
+
+
+def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> Callable[[str], int]:
+    counts = _TERM_COUNTS.get(index)
+    if counts is None:
+        counts = _TERM_COUNTS[index] = TermCounts(limits.text_match_budget + 1)
+    return counts.bind(db)
+
+
+def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> str | None:
+    """The FTS5 expression searches use: every term, or the rarest within ``text_match_budget``."""
+    if limits.text_match_budget <= 0:
+        return match_expression(query)
+    return match_expression(query, term_frequency(db, index, limits), limits.text_match_budget)
+
+
+# Per open memory: every indexed fact's freshness, for ranking them all roughly (see ``Searcher._active``).
+_FRESHNESS: weakref.WeakKeyDictionary[VectorIndex, tuple[int, float, np.ndarray]] = weakref.WeakKeyDictionary()
+# Freshness moves by freshness_rate (0.01) a day, so a minute-old copy is off by < 1e-5: fine for choosing
+# which facts to score exactly, and those are scored at the exact time.
+FRESHNESS_REUSE_SECONDS = 60.0
+
+
+def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> np.ndarray:
+    """Freshness of every indexed row (float32), worked out again after a write or a minute."""
+    cached = _FRESHNESS.get(index)
+    if cached is not None and cached[0] == index.version and abs(now - cached[1]) < FRESHNESS_REUSE_SECONDS:
+        return cached[2]
+    found = freshness(age_days(now, index.meta[:, 0]), limits.freshness_rate, limits.freshness_floor)
+    _FRESHNESS[index] = (index.version, now, found.astype(np.float32))
+    return _FRESHNESS[index][2]
+
+
+@dataclass
+class TextMatches:
+    """Active text matches: index rows and BM25 parts, best first."""
+    rows: np.ndarray
+    scores: np.ndarray
+
+    def at(self, rows: np.ndarray) -> np.ndarray:
+        """The BM25 part of each row (0 for rows that do not match)."""
+        return lookup(self.rows, self.scores, rows)
+
+
+@dataclass
+class Hit:
+    fact: Fact
+    score: float
+    cosine: float
+    bm25: float
+    freshness: float
+    effective_confidence: float
+    # The best batch neighbour's own score; ``score`` adds it times ``context_weight``.
+    context: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        f = self.fact
+        return {"id": f.id, "text": f.text, "score": round(self.score, 4), "cosine": round(self.cosine, 4),
+                "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4), "context": round(self.context, 4),
+                "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
+                "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
+                "created_at": format_time(f.created_at), "sources": f.sources}
+
+
+@dataclass
+class Searcher:
+    db: sqlite3.Connection
+    index: VectorIndex
+    limits: MemorySettings
+
+    def _allowed_ids(self, filters: SearchFilters) -> np.ndarray | None:
+        if not filters.narrows:
+            return None
+        where, params = filters.sql()
+        return np.fromiter((r[0] for r in self.db.execute(f"SELECT id FROM facts WHERE {where}", params)),
+                           dtype=np.int64)
+
+    def _cosines(self, query_vector: np.ndarray, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, cosines) over the allowed facts; non-active facts' vectors come from SQLite."""
+        ids, scores = self.index.ids, self.index.cosine(query_vector)
+        if allowed is not None:
+            keep = np.isin(ids, allowed)
+            ids, scores = ids[keep], scores[keep]
+            missing = np.setdiff1d(allowed, ids)
+            if len(missing):
+                extra_ids, extra = self._stored_vectors(missing)
+                ids = np.concatenate([ids, extra_ids])
+                scores = np.concatenate([scores, extra @ query_vector if len(extra_ids) else np.zeros(0, np.float32)])
+        return ids, scores
+
+    def _stored_vectors(self, fact_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        found_ids, rows = [], []
+        for fact_id, row in fact_columns(self.db, (int(i) for i in fact_ids), "embedding").items():
+            if row["embedding"] is not None and len(row["embedding"]) == 4 * self.index.dim:
+                found_ids.append(fact_id)
+                rows.append(np.frombuffer(row["embedding"], dtype=np.float32))
+        if not rows:
+            return np.zeros(0, np.int64), np.zeros((0, self.index.dim), np.float32)
+        return np.asarray(found_ids, np.int64), np.stack(rows)
+
+    def _bm25(self, query: str, filters: SearchFilters) -> dict[int, float]:
+        expression = text_query(query, self.db, self.index, self.limits)
+        if expression is None:
+            return {}
+        where, params = filters.sql()
+        rows = self.db.execute(
+            f"SELECT facts_fts.rowid, bm25(facts_fts) AS rank FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
+            f"WHERE facts_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
+            [expression, *params, self.limits.candidate_pool]).fetchall()
+        return _normalised(rows)
+
+    def _add_text_only_cosines(self, bm25: dict[int, float], cosine_of: dict[int, float], query_vector: np.ndarray) -> None:
+        """Text matches outside the cosine pool still get their real cosine, not zero."""
+        unseen = [fid for fid in bm25 if fid not in cosine_of]
+        stored = []
+        for fid in unseen:
+            vector = self.index.vector(fid)
+            if vector is None:
+                stored.append(fid)
+            else:
+                cosine_of[fid] = float(vector @ query_vector)
+        if stored:
+            extra_ids, extra = self._stored_vectors(np.asarray(stored, np.int64))
+            for fid, cos in zip(extra_ids, extra @ query_vector):
+                cosine_of[int(fid)] = float(cos)
+
+    def _candidate_meta(self, ids: list[int]) -> tuple[np.ndarray, np.ndarray]:
+        """(ids, [last_reinforced, confidence, decay rate] rows) from one light query."""
+        rows = fact_columns(self.db, ids, "last_reinforced, confidence, kind")
+        meta = [(r["last_reinforced"], r["confidence"], decay_rate(r["kind"])) for r in rows.values()]
+        return np.fromiter(rows, np.int64, len(rows)), np.asarray(meta, np.float64).reshape(-1, 3)
+
+    def _bm25_active(self, query: str) -> TextMatches:
+        """Active text matches and their BM25 parts, best first; FTS5 orders by rank itself, no join.
+
+        Every match is read (``text_match_budget`` bounds them): FTS5 scores them
+        all for the ORDER BY regardless, and every fact gets its true BM25 part.
+        """
+        expression = text_query(query, self.db, self.index, self.limits)
+        if expression is None:
+            return TextMatches(np.zeros(0, np.int64), np.zeros(0))
+        limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
+        found = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
+                                "ORDER BY rank LIMIT ?", (expression, limit)).fetchall()
+        if not found:
+            return TextMatches(np.zeros(0, np.int64), np.zeros(0))
+        ids, ranks = np.asarray(found, np.float64).T
+        rows = self.index.rows_or_missing(ids.astype(np.int64))
+        active = rows >= 0
+        rows, text = rows[active], -ranks[active]
+        parts = text / text[0] if len(text) and text[0] > 0 else np.zeros(len(text))
+        return TextMatches(rows, parts)
+
+    def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:
+        """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows."""
+        days = age_days(now, meta[:, 0])
+        fresh = freshness(days, self.limits.freshness_rate, self.limits.freshness_floor)
+        base = (self.limits.cosine_weight * np.maximum(0.0, cos) + self.limits.bm25_weight * text) * fresh
+        return base, fresh, effective_confidence(meta[:, 1], meta[:, 2], days)
+
+    def _active(self, text: TextMatches, query_vector: np.ndarray, now: float, top_k: int,
+                min_confidence: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int]:
+        """The default path: every indexed active fact is scored, roughly, and the best exactly.
+
+        The rough score is the full formula (cosine, BM25, freshness and context)
+        with each cosine estimated from the index's sketch (exact below its size,
+        see ``VectorIndex.estimated_cosines``) except on a shortlist of the nearest
+        estimates, which is scored exactly. The ``candidate_pool`` (at least
+        ``top_k``) best by it and every text match are ranked exactly, with their
+        batch neighbours (which only lend context). Nothing but FTS touches SQLite.
+        Returns (rows, exact cosines, BM25 parts, how many leading rows rank).
+        """
+        index, w = self.index, self.limits
+        pool = max(w.candidate_pool, top_k)
+        rough = index.estimated_cosines(query_vector)
+        # Exact cosines for a shortlist several times the pool: a sketch estimate runs low exactly
+        # when fact and query share a topic the sketch does not span, so the pool is chosen after.
+        shortlist = index.shortlist_cosines(query_vector, pool, rough)
+        if shortlist is not None:
+            rough[shortlist[0]] = shortlist[1]
+        exact = rough.copy() if shortlist is None else None
+        # In place and in float32: at 100k facts each pass over the rows costs ~50 us.
+        np.maximum(rough, 0.0, out=rough)
+        rough *= w.cosine_weight
+        rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32)
+        rough *= rough_freshness(index, now, w)
+        if w.context_weight > 0:
+            rough += np.float32(w.context_weight) * index.neighbour_maximum(rough)
+        if min_confidence is not None:
+            meta = index.meta
+            rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
+        ranked = np.union1d(index.largest(rough, pool), text.rows)
+        rows = ranked
+        if w.context_weight > 0:
+            near = np.concatenate(index.neighbours(ranked))
+            rows = np.concatenate([ranked, np.setdiff1d(near[near >= 0], ranked)])
+        return rows, self._exact_cosines(rows, query_vector, exact, shortlist), text.at(rows), len(ranked)
+
+    def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, exact: np.ndarray | None,
+                       shortlist: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
+        """Cosines of ``rows``: from every row's exact cosine, or the shortlist's, computing only the rest."""
+        if exact is not None:
+            return exact[rows].astype(np.float64)
+        found = lookup(*shortlist, rows, missing=np.nan).astype(np.float64)
+        outside = np.isnan(found)
+        found[outside] = self.index.cosine_rows(rows[outside], query_vector)
+        return found
+
+    def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
+        allowed = self._allowed_ids(filters)
+        ids, cosines = self._cosines(query_vector, allowed)
+        pool = min(self.limits.candidate_pool, len(ids))
+        by_cosine = np.argpartition(-cosines, pool - 1)[:pool] if pool else np.zeros(0, np.int64)
+        bm25 = self._bm25(query, filters)
+        cosine_of = dict(zip(ids[by_cosine].tolist(), cosines[by_cosine].tolist()))
+        self._add_text_only_cosines(bm25, cosine_of, query_vector)
+        found, meta = self._candidate_meta(list(set(cosine_of) | set(bm25)))
+        cos = np.fromiter((cosine_of.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
+        text = np.fromiter((bm25.get(i, 0.0) for i in found.tolist()), np.float64, len(found))
+        return found, cos, text, meta
+
+    def _scores(self, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float,
+                ranked: int) -> tuple[np.ndarray, ...]:
+        """(base, freshness, effective confidence, context, score); rows past ``ranked`` only lend context."""
+        base, fresh, effective = self._base(meta, cos, text, now)
+        context = context_of(self.index, rows, base) if self.limits.context_weight > 0 else np.zeros(len(rows))
+        score = base + self.limits.context_weight * context
+        score[ranked:] = -1.0
+        return base, fresh, effective, context, score
+
+    def _exact_near_top(self, found: np.ndarray, rows: np.ndarray, cos: np.ndarray, score: np.ndarray,
+                        top_k: int, query_vector: np.ndarray) -> np.ndarray:
+        """``cos`` with float32 cosines, read from SQLite, for every fact that may be in the top k and its neighbours.
+
+        A float16 row's cosine is off by at most ``index.error``, so a score by at
+        most ``(1 + context_weight) · cosine_weight · error``: only facts within
+        twice that of the k-th score can change places with it.
+        """
+        slack = 2 * (1 + self.limits.context_weight) * self.limits.cosine_weight * self.index.error
+        kth = np.sort(score)[-min(top_k, len(score))]
+        near = np.flatnonzero(score >= kth - slack)
+        if self.limits.context_weight > 0:
+            indexed = np.flatnonzero(rows >= 0)
+            around = np.concatenate(self.index.neighbours(rows[near[rows[near] >= 0]]))
+            at = lookup(rows[indexed], indexed + 1.0, around).astype(np.int64) - 1  # -1: not among these rows
+            near = np.union1d(near, at[at >= 0])
+        exact = fact_columns(self.db, found[near].tolist(), "embedding")
+        cos = cos.copy()
+        for k in near:
+            blob = exact[int(found[k])]["embedding"]
+            cos[k] = max(0.0, float(np.frombuffer(blob, dtype=np.float32) @ query_vector))
+        return cos
+
+    def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,
+                now: float, ranked: int, top_k: int, query_vector: np.ndarray) -> tuple[np.ndarray, tuple]:
+        """(cosines, (base, freshness, effective confidence, context, score)), exact near the top k."""
+        cos = np.maximum(0.0, cos)
+        scored = self._scores(rows, meta, cos, text, now, ranked)
+        if self.index.error > 0:
+            cos = self._exact_near_top(found, rows, cos, scored[-1], top_k, query_vector)
+            scored = self._scores(rows, meta, cos, text, now, ranked)
+        return cos, scored
+
+    def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
+        if filters.narrows:
+            found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
+            rows, ranked = self.index.rows_or_missing(found), len(found)
+        else:
+            rows, cos, text, ranked = self._active(self._bm25_active(query), query_vector, now, top_k,
+                                                   filters.min_confidence)
+            found, meta = self.index.ids[rows], self.index.meta[rows]
+        if len(found) == 0:
+            return []
+        cos, scored = self._ranked(found, rows, meta, cos, text, now, ranked, top_k, query_vector)
+        base, fresh, effective, context, score = scored
+        if filters.min_confidence is not None:
+            score = np.where(effective >= filters.min_confidence, score, -1.0)
+        order = np.lexsort((-found, -score))[:top_k]
+        order = order[score[order] >= 0]
+        facts = load_facts(self.db, found[order].tolist())
+        return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
+                    float(effective[k]), float(context[k])) for k in order]
+

@@ -1,0 +1,149 @@
+"""Plans: every write is proposed first, stored, then applied whole or in part.
+
+A plan's items are immutable once stored; only its status moves
+(draft -> applied | refused | discarded) and, when applied, the ids its
+items produced are recorded beside it. Rejected items keep a reason only:
+a rejected text (possibly a secret) is never stored.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+from engine.clock import format_time
+from engine.errors import NotFound
+
+OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected",
+            "archive", "expire", "link", "retag", "prefer")
+INSERTING = frozenset({"supersede", "contradict", "related", "new"})
+# Outcomes that change an existing fact's status, and the status they set.
+STATUS_CHANGES = {"archive": "archived", "expire": "expired"}
+
+
+@dataclass
+class PlanItem:
+    index: int
+    outcome: str
+    decided_by: str
+    reason: str
+    incoming: dict[str, Any] | None = None
+    target_id: int | None = None
+    target_index: int | None = None
+    target_status: str | None = None
+    merged_into: int | None = None
+    similarity: float | None = None
+    evidence: list[dict[str, Any]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    fact_id: int | None = None
+    # Extra edges {"type", "to_id", "to_status"} from this item's fact (an inserted or reinforced
+    # fact, or ``target_id`` for a ``link``) to existing facts: distilled_from, summarises, ...
+    edges: list[dict[str, Any]] = field(default_factory=list)
+    tags: list[str] | None = None  # the new tags of a ``retag``
+    before: dict[str, Any] | None = None  # what the target held when planned, checked before applying
+    stage: str | None = None  # a housekeeping pass's label for the item (e.g. gc's "ttl")
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {k: v for k, v in vars(self).items()
+                if v not in (None, [], {}) or k in ("fact_id", "target_id") or (k == "tags" and v is not None)}
+        if self.similarity is not None:
+            data["similarity"] = round(self.similarity, 4)
+        return data
+
+
+@dataclass
+class Plan:
+    id: int | None
+    kind: str
+    created_at: float
+    actor: str
+    status: str
+    items: list[PlanItem]
+    decided_at: float | None = None
+    applied_indexes: list[int] = field(default_factory=list)
+    note: str | None = None
+
+    @property
+    def applied(self) -> bool:
+        return self.status == "applied"
+
+    def counts(self) -> dict[str, int]:
+        return dict(Counter(item.outcome for item in self.items))
+
+    def item(self, index: int) -> PlanItem:
+        for it in self.items:
+            if it.index == index:
+                return it
+        raise NotFound(f"plan {self.id} has no item {index}")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "plan_id": self.id, "kind": self.kind, "status": self.status, "applied": self.applied,
+            "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
+            "actor": self.actor, "counts": self.counts(), "note": self.note,
+            "items": [it.to_dict() for it in self.items],
+        }
+
+
+def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
+    items = [{**vars(it), "fact_id": None} for it in plan.items]  # vars(): asdict's deep copy is the hot spot
+    plan.id = int(db.execute(
+        "INSERT INTO plans (kind, created_at, actor, status, items, summary, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (plan.kind, plan.created_at, plan.actor, plan.status, json.dumps(items, ensure_ascii=False),
+         json.dumps(plan.counts()), plan.note)).lastrowid)
+    return plan.id
+
+
+def mark_plan(db: sqlite3.Connection, plan: Plan, status: str, at: float, note: str | None = None) -> None:
+    """Move a plan to ``status``; a ``note`` (e.g. why it was refused) replaces the stored one, None keeps it."""
+    applied = {str(it.index): it.fact_id for it in plan.items if it.index in plan.applied_indexes}
+    note = plan.note if note is None else note
+    db.execute("UPDATE plans SET status = ?, decided_at = ?, applied_items = ?, note = ? WHERE id = ?",
+               (status, at, json.dumps(applied) if status == "applied" else None, note, plan.id))
+    plan.status, plan.decided_at, plan.note = status, at, note
+
+
+def _plan_from_row(row: sqlite3.Row) -> Plan:
+    items = [PlanItem(**raw) for raw in json.loads(row["items"])]
+    applied = json.loads(row["applied_items"]) if row["applied_items"] else {}
+    for item in items:
+        if str(item.index) in applied:
+            item.fact_id = applied[str(item.index)]
+    return Plan(id=row["id"], kind=row["kind"], created_at=row["created_at"], actor=row["actor"],
+                status=row["status"], items=items, decided_at=row["decided_at"],
+                applied_indexes=sorted(int(k) for k in applied), note=row["note"])
+
+
+def load_plan(db: sqlite3.Connection, plan_id: int) -> Plan:
+    row = db.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
+    if row is None:
+        raise NotFound(f"there is no plan {plan_id} in this memory")
+    return _plan_from_row(row)
+
+
+@dataclass
+class PlanSummary:
+    id: int
+    kind: str
+    status: str
+    created_at: float
+    decided_at: float | None
+    actor: str
+    counts: dict[str, int]
+    note: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"plan_id": self.id, "kind": self.kind, "status": self.status,
+                "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
+                "actor": self.actor, "counts": self.counts, "note": self.note}
+
+
+def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 200) -> list[PlanSummary]:
+    where, params = ("WHERE status = ?", [status]) if status else ("", [])
+    rows = db.execute(f"SELECT id, kind, status, created_at, decided_at, actor, summary, note FROM plans {where} "
+                      f"ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
+    return [PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
+                        json.loads(r["summary"]), r["note"]) for r in rows]

@@ -1,0 +1,246 @@
+"""Fact, edge and journal rows: the SQL that reads and writes them, in one place.
+
+Nothing here decides anything; absorb, plans and housekeeping call these
+helpers inside their own transactions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import unicodedata
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+import numpy as np
+
+from engine.clock import format_time
+
+
+
+def normalise_text(text: str) -> str:
+    """NFKC, casefold, collapsed whitespace: what 'the same text' means for dedup."""
+    # split()/join is the regex "\s+" -> " " plus strip() (same whitespace, every code point
+    # checked) at a quarter of the cost; stored hashes depend on this staying identical.
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def content_hash(text: str) -> str:
+    return hashlib.sha256(normalise_text(text).encode("utf-8")).hexdigest()
+
+
+@dataclass
+class Fact:
+    id: int
+    text: str
+    scope: str
+    kind: str
+    status: str
+    confidence: float
+    importance: float
+    tags: list[str]
+    created_at: float
+    last_reinforced: float
+    last_accessed: float | None
+    access_count: int
+    reinforcement_count: int
+    expires_at: float | None
+    session_id: str | None
+    source: str | None
+    evidence: list[dict[str, Any]]
+    metadata: dict[str, Any]
+    subject: str | None
+    predicate: str | None
+    object: str | None
+    content_hash: str
+    embedding_model: str | None
+    plan_id: int | None = None
+
+    @property
+    def sources(self) -> list[str]:
+        """The fact's own source and those of the facts merged into it."""
+        found = [self.source] if self.source else []
+        found += [e["source"] for e in self.evidence if e.get("source")]
+        return list(dict.fromkeys(found))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id, "text": self.text, "scope": self.scope, "kind": self.kind,
+            "status": self.status, "confidence": round(self.confidence, 4),
+            "importance": self.importance, "tags": self.tags,
+            "subject": self.subject, "predicate": self.predicate, "object": self.object,
+            "created_at": format_time(self.created_at), "last_reinforced": format_time(self.last_reinforced),
+            "last_accessed": format_time(self.last_accessed), "access_count": self.access_count,
+            "reinforcement_count": self.reinforcement_count, "expires_at": format_time(self.expires_at),
+            "session_id": self.session_id, "source": self.source, "sources": self.sources,
+            "evidence": self.evidence, "metadata": self.metadata,
+            "content_hash": self.content_hash, "embedding_model": self.embedding_model,
+        }
+
+
+FACT_COLUMNS = (
+    "id, text, scope, kind, status, confidence, importance, tags, created_at, last_reinforced, "
+    "last_accessed, access_count, reinforcement_count, expires_at, session_id, source, evidence, "
+    "metadata, subject, predicate, object, content_hash, embedding_model, plan_id"
+)
+
+
+def _json_column(text: Any, empty: list | dict) -> Any:
+    if not text or text == "[]" or text == "{}":  # most facts: no JSON parse (a third of loading one)
+        return type(empty)()
+    try:
+        return json.loads(text)
+    except (TypeError, json.JSONDecodeError):
+        return type(empty)()  # a damaged JSON column must not hide the fact itself
+
+
+def fact_from_row(row: sqlite3.Row) -> Fact:
+    values = dict(row)
+    for key, empty in (("tags", []), ("evidence", []), ("metadata", {})):
+        values[key] = _json_column(values[key], empty)
+    return Fact(**values)
+
+
+def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
+    rows = fact_columns(db, (int(i) for i in ids), FACT_COLUMNS.removeprefix("id, "))
+    return {fact_id: fact_from_row(row) for fact_id, row in rows.items()}
+
+
+def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:
+    """Some columns of some facts by id (``columns`` is a constant of the caller, never user text)."""
+    wanted = list(dict.fromkeys(ids))
+    found: dict[int, sqlite3.Row] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row in db.execute(f"SELECT id, {columns} FROM facts WHERE id IN ({','.join('?' * len(chunk))})", chunk):
+            found[row["id"]] = row
+    return found
+
+
+def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
+    """The few columns the classifier needs, without parsing JSON columns."""
+    return fact_columns(db, ids, "text, scope, status, subject, predicate, object")
+
+
+# ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (three per inserted fact).
+_to_json = json.JSONEncoder(ensure_ascii=False).encode
+
+
+def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarray | None, model_id: str | None) -> int:
+    row = dict(values)
+    for key in ("tags", "evidence", "metadata"):
+        row[key] = _to_json(row.get(key) or ([] if key != "metadata" else {}))
+    row["embedding"] = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
+    row["embedding_model"] = model_id if vector is not None else None
+    columns = ", ".join(row)
+    marks = ", ".join(f":{k}" for k in row)
+    return int(db.execute(f"INSERT INTO facts ({columns}) VALUES ({marks})", row).lastrowid)
+
+
+def update_fact(db: sqlite3.Connection, fact_id: int, changes: dict[str, Any]) -> None:
+    sets = ", ".join(f"{k} = :{k}" for k in changes)
+    values = {k: (_to_json(v) if isinstance(v, (list, dict)) else v) for k, v in changes.items()}
+    db.execute(f"UPDATE facts SET {sets} WHERE id = :_id", {**values, "_id": fact_id})
+
+
+def stored_by_hash(db: sqlite3.Connection, hashes: list[str]) -> dict[str, tuple[int, str]]:
+    """content_hash -> (id, status) of the fact with it, preferring an active one, then the newest."""
+    return stored_matches(db, hashes)[0]
+
+
+def stored_matches(db: sqlite3.Connection, hashes: list[str]) -> tuple[dict[str, tuple[int, str]], set[str]]:
+    """``stored_by_hash``, and the exact texts of the stored facts with those hashes, in one pass.
+
+    Absorb needs both (the texts skip a second secret scan); one read of the facts
+    rows serves both, and the aliases are only searched for hashes with no active fact.
+    """
+    found: dict[str, tuple[int, str]] = {}
+    texts: set[str] = set()
+    for start in range(0, len(hashes), 500):
+        chunk = hashes[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        for h, fact_id, status, text in db.execute(
+                f"SELECT content_hash, id, status, text FROM facts WHERE content_hash IN ({marks}) "
+                f"ORDER BY status = 'active', id", chunk):
+            found[h] = (fact_id, status)  # the last row per hash wins: active first, else newest
+            texts.add(text)
+        # An alias only matters where no active fact holds the text itself.
+        open_hashes = [h for h in dict.fromkeys(chunk) if h not in found or found[h][1] != "active"]
+        if not open_hashes:
+            continue
+        for h, fact_id, status in db.execute(
+                f"SELECT a.content_hash, f.id, f.status FROM text_aliases a JOIN facts f ON f.id = a.fact_id "
+                f"WHERE a.content_hash IN ({','.join('?' * len(open_hashes))}) ORDER BY f.status = 'active', f.id",
+                open_hashes):
+            if h not in found or (found[h][1] != "active" and status == "active"):
+                found[h] = (fact_id, status)
+    return found, texts
+
+
+def add_aliases(db: sqlite3.Connection, fact_id: int, texts: Iterable[str]) -> None:
+    db.executemany("INSERT OR IGNORE INTO text_aliases (content_hash, fact_id) VALUES (?, ?)",
+                   [(content_hash(t), fact_id) for t in texts])
+
+
+def active_with_triple(db: sqlite3.Connection, subject: str, predicate: str) -> list[sqlite3.Row]:
+    return db.execute(
+        "SELECT id, object, scope FROM facts WHERE status = 'active' AND subject = ? AND predicate = ? "
+        "ORDER BY last_reinforced DESC, id DESC", (subject, predicate)).fetchall()
+
+
+def insert_edge(db: sqlite3.Connection, src: int, dst: int, edge_type: str, at: float, plan_id: int | None) -> None:
+    db.execute("INSERT OR IGNORE INTO edges (src_id, dst_id, type, created_at, plan_id) VALUES (?, ?, ?, ?, ?)",
+               (src, dst, edge_type, at, plan_id))
+
+
+def edges_touching(db: sqlite3.Connection, fact_ids: Iterable[int]) -> list[dict[str, Any]]:
+    ids = list(dict.fromkeys(fact_ids))
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    rows = db.execute(
+        f"SELECT id, src_id, dst_id, type, created_at, plan_id FROM edges "
+        f"WHERE src_id IN ({marks}) OR dst_id IN ({marks}) ORDER BY id", ids + ids).fetchall()
+    return [{"id": r["id"], "src": r["src_id"], "dst": r["dst_id"], "type": r["type"],
+             "created_at": format_time(r["created_at"]), "plan_id": r["plan_id"]} for r in rows]
+
+
+def journal(db: sqlite3.Connection, at: float, actor: str, action: str, fact_id: int | None,
+            plan_id: int | None, details: dict[str, Any]) -> None:
+    db.execute("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
+               (at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True)))
+
+
+@dataclass
+class JournalEntry:
+    id: int
+    at: float
+    actor: str
+    action: str
+    fact_id: int | None
+    plan_id: int | None
+    details: dict[str, Any] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "at": format_time(self.at), "actor": self.actor, "action": self.action,
+                "fact_id": self.fact_id, "plan_id": self.plan_id, "details": self.details}
+
+
+def read_journal(db: sqlite3.Connection, fact_id: int | None, after_id: int, limit: int) -> list[JournalEntry]:
+    where, params = "id > ?", [after_id]
+    if fact_id is not None:
+        where += " AND fact_id = ?"
+        params.append(fact_id)
+    rows = db.execute(f"SELECT id, at, actor, action, fact_id, plan_id, details FROM journal WHERE {where} "
+                      f"ORDER BY id LIMIT ?", params + [limit]).fetchall()
+    entries = []
+    for r in rows:
+        try:
+            details = json.loads(r["details"])
+        except (TypeError, json.JSONDecodeError):
+            details = {"error": f"journal row {r['id']}: details are not valid JSON"}
+        if not isinstance(details, dict):
+            details = {"error": f"journal row {r['id']}: details are not a JSON object", "value": details}
+        entries.append(JournalEntry(r["id"], r["at"], r["actor"], r["action"], r["fact_id"], r["plan_id"], details))
+    return entries

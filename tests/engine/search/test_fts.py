@@ -1,0 +1,46 @@
+"""Query construction for FTS5: safe quoting, and the match budget that drops common words first."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from engine import Memory, Settings
+from engine.search.fts import TermCounts, match_expression, within_budget
+
+
+def test_rarest_parts_are_kept_within_the_budget_in_query_order() -> None:
+    counts = {"leads": 900, "ember": 300, "portal": 100, "leads ember": 2, "ember portal": 50}
+    assert within_budget(list(counts), counts.get, 500) == ["ember", "portal", "leads ember", "ember portal"]
+    assert within_budget(list(counts), counts.get, 1) == []
+
+
+def test_a_rare_phrase_of_common_words_survives() -> None:
+    counts = {"leads": 900, "ember": 600, "portal": 700, "leads ember": 20, "ember portal": 5}
+    assert match_expression("Who leads Ember Portal?", counts.get, 10) == '"ember portal"'
+    assert match_expression("Who leads Ember Portal?", counts.get, 1) is None
+    assert match_expression("Who leads Ember Portal?") == \
+        '"leads" OR "ember" OR "portal" OR "leads ember" OR "ember portal"'
+
+
+def test_term_counts_are_capped_and_follow_new_facts(memory: Memory) -> None:
+    memory.absorb([f"Zephyr gateway note number {k} about the staging rollout." for k in range(5)])
+    counts = TermCounts(cap=3)
+    with memory._store.guard():
+        frequency = counts.bind(memory._store.db)
+        assert frequency("zephyr") == 3 and frequency("rollout") == 3 and frequency("absent") == 0
+        assert frequency("number 2") == 1
+    memory.absorb(["Absent friends were toasted at the Zephyr gateway launch party in Lisbon."])
+    with memory._store.guard():
+        assert counts.bind(memory._store.db)("absent") == 1  # a new fact clears the cache
+
+
+def test_common_words_are_left_to_the_cosine_part(db_path, clock, embedder) -> None:
+    settings = replace(Settings(), memory=replace(Settings().memory, text_match_budget=3))
+    facts = [f"The Kestrel service restarted cleanly after patch {k} on the Tuesday shift." for k in range(6)]
+    facts.append("Ravi keeps the quartz-telemetry runbook pinned in the on-call channel.")
+    with Memory(db_path, settings, clock=clock, embedder=embedder) as memory:
+        memory.absorb(facts)
+        hits = memory.search("kestrel quartz telemetry runbook", top_k=7)
+        by_text = {h.fact.text: h for h in hits}
+        assert by_text[facts[-1]].bm25 == 1.0
+        assert all(by_text[t].bm25 == 0.0 for t in facts[:-1] if t in by_text)  # "kestrel" is in 6 > 3 facts

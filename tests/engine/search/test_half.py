@@ -1,0 +1,31 @@
+"""Large indexes keep float16 rows; search re-scores its top from SQLite, so results match float32."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import engine.search.vectors as vectors
+from engine import Memory
+
+
+def _texts(count: int) -> list[str]:
+    topics = ["billing", "ingest", "search", "auth", "telemetry", "checkout"]
+    cities = ["Lisbon", "Kazan", "Osaka", "Quito", "Tallinn"]
+    return [f"The {topics[k % 6]} service in {cities[k % 5]} had incident {k} after deploy {k * 7 % 13}."
+            for k in range(count)]
+
+
+@pytest.mark.parametrize("query", ["billing incident in Kazan", "what broke after deploy 3", "Osaka telemetry"])
+def test_float16_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch: pytest.MonkeyPatch,
+                                                    embedder, query: str) -> None:
+    memory.absorb(_texts(300))
+    exact = memory.search(query, top_k=8)
+    monkeypatch.setattr(vectors, "HALF_ROWS", 10)
+    memory._index = None  # reopen the index: now stored as float16
+    half = memory.search(query, top_k=8)
+    assert memory._index._matrix.dtype == np.float16 and 0 < memory._index.error < 1e-2
+    assert [h.fact.id for h in half] == [h.fact.id for h in exact]
+    # Equal up to float32 summation order, far below float16's ~1e-3.
+    assert [h.score for h in half] == pytest.approx([h.score for h in exact], abs=1e-6)
+    assert [h.cosine for h in half] == pytest.approx([h.cosine for h in exact], abs=1e-6)

@@ -1,0 +1,128 @@
+"""The vector index: the sketch pre-filter returns exact cosines, rows stay consistent, batch neighbours."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from engine.search.vectors import SKETCH_MIN_ROWS, VectorIndex, _top_per_row
+
+DIM = 96  # above SKETCH_DIMS, so the index keeps a sketch
+
+
+def _unit(rows: np.ndarray) -> np.ndarray:
+    return (rows / np.linalg.norm(rows, axis=1, keepdims=True)).astype(np.float32)
+
+
+def _vectors(count: int, seed: int = 0, topics_seed: int = 0) -> np.ndarray:
+    """Clustered like sentence embeddings: a few dozen directions plus a little noise."""
+    topics = np.random.default_rng(topics_seed).standard_normal((40, DIM))
+    rng = np.random.default_rng(seed + 1000)
+    mix = np.zeros((count, 40))
+    for row in range(count):
+        mix[row, rng.choice(40, 3, replace=False)] = rng.random(3) + 0.2
+    return _unit(mix @ topics + 0.02 * rng.standard_normal((count, DIM)))
+
+
+@pytest.fixture
+def index() -> VectorIndex:
+    found = VectorIndex(DIM)
+    count = SKETCH_MIN_ROWS + 2000
+    ids = list(range(1, count + 1))
+    batches = [(0.0, 0.5, 0.05, 1 + fid // 100) for fid in ids]  # batches of 100 consecutive facts
+    found.fill(count, [(ids, _vectors(count).tobytes(), batches)])
+    return found
+
+
+def _exhaustive_top(index: VectorIndex, query: np.ndarray, count: int) -> set[int]:
+    scores = index.cosine(query)
+    return set(np.argsort(-scores, kind="stable")[:count].tolist())
+
+
+def test_large_index_keeps_a_sketch_and_top_cosines_are_exact(index: VectorIndex) -> None:
+    assert index._basis is not None and index._shortlist(50) is not None
+    for query in _vectors(20, seed=1):
+        rows, cosines = index.top_cosines(query, 50)
+        assert np.allclose(cosines, index.matrix[rows] @ query, atol=1e-6)
+        # Only which rows get re-scored is estimated: the true nearest are always among them.
+        assert _exhaustive_top(index, query, 10) <= set(rows.tolist())
+        assert len(set(rows.tolist()) & _exhaustive_top(index, query, 50)) >= 45
+
+
+def test_estimates_are_near_and_every_shortlist_cosine_is_exact(index: VectorIndex) -> None:
+    for query in _vectors(5, seed=3):
+        exact = index.cosine(query)
+        estimates = index.estimated_cosines(query)
+        assert np.abs(estimates - exact).mean() < 0.05  # an estimate, on the cosine scale
+        for count in (50, len(index) // 4):  # the second asks for more rows than a shortlist is worth
+            rows, cosines = index.shortlist_cosines(query, count, estimates)
+            assert len(rows) >= min(len(index), 5 * count)
+            np.testing.assert_allclose(cosines, exact[rows], atol=1e-6)
+
+
+def _sketch_matches_matrix(index: VectorIndex) -> bool:
+    return bool(np.allclose(index._sketch[:, : len(index)].T, index._project(index.matrix), atol=1e-5))
+
+
+def test_rows_stay_consistent_through_removal_and_replacement(index: VectorIndex) -> None:
+    assert _sketch_matches_matrix(index)
+    index.remove(list(range(1, 400)))
+    fresh = _vectors(300, seed=2)
+    index.add(list(range(10_000, 10_300)), fresh)
+    index.add([10_000], fresh[1:2])  # replacing a row's vector updates its sketch too
+    assert len(index) == SKETCH_MIN_ROWS + 2000 - 399 + 300
+    assert np.allclose(index.vector(10_000), fresh[1]) and _sketch_matches_matrix(index)
+    assert sorted(index.ids.tolist()) == list(range(400, SKETCH_MIN_ROWS + 2001)) + list(range(10_000, 10_300))
+
+
+def test_rows_on_new_topics_trigger_a_refit(index: VectorIndex) -> None:
+    """Facts about things the sketch never saw would be estimated badly: their arrival refits it."""
+    fitted = index._fitted_at
+    index.add(list(range(20_000, 20_600)), _vectors(600, seed=6, topics_seed=9))
+    assert index._fitted_at > fitted and _sketch_matches_matrix(index)
+    for query in _vectors(10, seed=7, topics_seed=9):
+        rows, _ = index.top_cosines(query, 30)
+        assert _exhaustive_top(index, query, 10) <= set(rows.tolist())
+    for query in _vectors(10, seed=3):
+        rows, cosines = index.top_cosines(query, 30)
+        assert np.allclose(cosines, index.matrix[rows] @ query, atol=1e-6)
+        assert _exhaustive_top(index, query, 10) <= set(rows.tolist())
+
+
+def test_small_index_scans_everything() -> None:
+    small = VectorIndex(DIM)
+    small.add([1, 2, 3], _vectors(3))
+    rows, cosines = small.top_cosines(_vectors(1, seed=5)[0], 10)
+    assert sorted(small.ids[rows].tolist()) == [1, 2, 3] and small._basis is None
+
+
+def test_nearest_many_matches_a_full_sort(index: VectorIndex) -> None:
+    queries = _vectors(7, seed=4)
+    found = index.nearest_many(queries, 5)
+    for query, near in zip(queries, found):
+        scores = index.cosine(query)
+        best = np.argsort(-scores, kind="stable")[:5]
+        assert [fid for fid, _ in near] == index.ids[best].tolist()
+        assert [s for _, s in near] == pytest.approx(scores[best].tolist(), abs=1e-6)
+
+
+@pytest.mark.parametrize(("shape", "k"), [((3, 40), 5), ((20, 5000), 5), ((4, 3000), 40), ((2, 2000), 1)])
+def test_top_per_row_is_exact_and_best_first(shape: tuple[int, int], k: int) -> None:
+    scores = np.random.default_rng(k).standard_normal(shape).astype(np.float32)
+    cols, values = _top_per_row(scores, k)
+    for row in range(shape[0]):
+        assert sorted(scores[row, cols[row]].tolist(), reverse=True) == values[row].tolist()
+        assert values[row].tolist() == sorted(scores[row].tolist(), reverse=True)[:k]
+
+
+def test_neighbours_are_adjacent_facts_of_the_same_batch(index: VectorIndex) -> None:
+    rows = np.array(index.rows_of([150, 199, 200]))
+    before, after = index.neighbours(rows)
+    assert index.ids[before[:2]].tolist() == [149, 198] and index.ids[after[0]] == 151
+    assert before[2] == -1 and after[1] == -1  # 199 | 200 is a batch boundary (batch = 1 + id // 100)
+    index.remove([151])  # the last row moves into 151's place: 150 now has no next neighbour
+    before, after = index.neighbours(np.array(index.rows_of([150, 152])))
+    assert after[0] == -1 and before[1] == -1
+    moved = int(index.ids[-1])
+    before, _ = index.neighbours(np.array(index.rows_of([moved])))
+    assert index.ids[before[0]] == moved - 1  # found through the id map, not the adjacent row
