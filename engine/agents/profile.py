@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.changes import ChangeRecord
 from engine.clock import format_time
 from engine.errors import InvalidInput, SecretRejected, StoreError
 from engine.store.records import journal
@@ -60,6 +61,7 @@ class Profile:
     folder: Path
     files: tuple[ProfileFile, ...]
     budget: int
+    changes: ChangeRecord | None = None  # set on the profile a save returns: what the save wrote
 
     @property
     def total(self) -> int:

@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.faces.cli.render import plan_json
 from engine.clock import parse_time
-from engine.memory import MAX_QUERY_CHARS, MAX_TOP_K, Memory
+from engine.memory import Memory
+from engine.search.service import MAX_QUERY_CHARS, MAX_TOP_K
 from engine.search.hybrid import SearchFilters
 from engine.agents.snapshot import MAX_CHARS, MAX_SESSION_ID, MIN_CHARS
 

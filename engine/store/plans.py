@@ -14,6 +14,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.changes import ChangeRecord
 from engine.clock import format_time
 from engine.errors import NotFound
 
@@ -65,6 +66,7 @@ class Plan:
     decided_at: float | None = None
     applied_indexes: list[int] = field(default_factory=list)
     note: str | None = None
+    changes: ChangeRecord | None = None  # what applying it wrote; set by the apply, not stored with it
 
     @property
     def applied(self) -> bool:

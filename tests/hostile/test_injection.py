@@ -69,5 +69,5 @@ def test_nothing_is_executed(memory: Memory, stored: dict[str, int], run_cli=Non
     memory.search("touch /tmp/memlens-pwned", top_k=3)
     memory.snapshot("s2", query="$(touch /tmp/memlens-pwned)")
     assert not Path("/tmp/memlens-pwned").exists() and not Path("/tmp/memlens-pwned2").exists()
-    tables = {r[0] for r in memory._store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    tables = {r[0] for r in memory.store.db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     assert "facts" in tables

@@ -65,7 +65,7 @@ def main() -> None:
 
     with Memory(db, SETTINGS, clock=clock, actor="agent", embedder=embedder) as memory:
         # Carry on from the last write of the previous (killed) run: time never goes back.
-        latest = memory._store.db.execute("SELECT coalesce(max(at), 0) FROM journal").fetchone()[0]
+        latest = memory.store.db.execute("SELECT coalesce(max(at), 0) FROM journal").fetchone()[0]
         clock.offset = max(0.0, latest - time.time())
         sys.stdout.write("ready\n")
         sys.stdout.flush()
@@ -104,7 +104,7 @@ def main() -> None:
                 continue
             if plan.id is None:
                 continue  # nothing to do: nothing was stored
-            journal_max, facts = memory._store.db.execute(
+            journal_max, facts = memory.store.db.execute(
                 "SELECT (SELECT coalesce(max(id), 0) FROM journal), (SELECT count(*) FROM facts)").fetchone()
             record({"op": op, "plan": plan.id, "status": plan.status, "journal_max": journal_max, "facts": facts})
 

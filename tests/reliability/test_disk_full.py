@@ -1,7 +1,7 @@
 """Disk full, I/O errors and a file turning read-only in the middle of a session.
 
 A full disk is simulated with ``PRAGMA max_page_count`` on the memory's own connection
-(a per-connection limit: the test reaches into ``memory._store.db``, as tests may); a real
+(a per-connection limit: the test reaches into ``memory.store.db``, as tests may); a real
 write error from the operating system with ``RLIMIT_FSIZE`` in a child process; a file
 that turns read-only under an open session with ``PRAGMA query_only`` (chmod does not stop
 root, and an open connection keeps its write handle anyway), and a read-only file opened
@@ -41,12 +41,12 @@ def _state(db_path: Path) -> tuple:
 
 
 def _fill_disk(memory: Memory) -> None:
-    db = memory._store.db
+    db = memory.store.db
     db.execute(f"PRAGMA max_page_count = {db.execute('PRAGMA page_count').fetchone()[0]}")
 
 
 def _free_disk(memory: Memory) -> None:
-    memory._store.db.execute("PRAGMA max_page_count = 1073741823")
+    memory.store.db.execute("PRAGMA max_page_count = 1073741823")
 
 
 def _clear(err: pytest.ExceptionInfo, *words: str) -> None:
@@ -142,7 +142,7 @@ def test_file_turning_read_only_mid_session(memory: Memory, db_path: Path, repor
     memory.absorb(SEED)
     draft = memory.absorb(["Jonas Becker founded Spreeline Data in Berlin in 2019."], dry_run=True)
     before = _state(db_path)
-    memory._store.db.execute("PRAGMA query_only = ON")  # what a remount read-only looks like to SQLite
+    memory.store.db.execute("PRAGMA query_only = ON")  # what a remount read-only looks like to SQLite
     for write in (lambda: memory.absorb(BIG[:3]), lambda: memory.apply_plan(draft.id),
                   lambda: memory.propose([{"action": "archive", "fact_id": 1, "reason": "test"}])):
         with pytest.raises(StoreError) as err:
@@ -152,7 +152,7 @@ def test_file_turning_read_only_mid_session(memory: Memory, db_path: Path, repor
     assert len(memory.search("Atlas console", top_k=3)) == 3
     assert memory.get(1).facts and memory.journal() and memory.stats()["facts"] == len(SEED)
     assert _state(db_path) == before
-    memory._store.db.execute("PRAGMA query_only = OFF")
+    memory.store.db.execute("PRAGMA query_only = OFF")
     assert memory.apply_plan(draft.id).applied
     report["faults"].append(("read-only mid-session: clear error, reads work", "ok"))
 

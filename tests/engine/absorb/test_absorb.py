@@ -323,10 +323,10 @@ def test_the_search_index_after_writes_is_what_a_fresh_load_reads(memory: Memory
         ("new", None), ("duplicate", 5)]
     clock.advance(2)
     memory.absorb(known)
-    live = memory._index
+    live = memory.index.index
     with Memory(db_path, Settings(), clock=clock, actor="test", embedder=embedder) as reopened:
         reopened.warm_up()
-        loaded = reopened._index
+        loaded = reopened.index.index
 
     def by_id(index):
         order = np.argsort(index.ids)

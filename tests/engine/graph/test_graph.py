@@ -126,13 +126,13 @@ def test_an_edge_whose_facts_are_inactive_is_shown_inactive_not_removed(memory: 
 
 def test_the_graph_follows_other_processes_writes(memory: Memory, world: list[int], db_path: Path, clock,
                                                   embedder) -> None:
-    loaded = memory._graph()  # loaded once ...
+    loaded = memory.entity_graph.current()  # loaded once ...
     with Memory(db_path, Settings(), clock=clock, actor="other", embedder=embedder) as other:
         other.absorb([fact("Dmitri Orlov works at Volga Soft as its head of quality assurance.",
                            ("Dmitri Orlov", "person", "works_at", "Volga Soft", "company"))])
         other.apply_plan(other.propose([{"action": "archive", "fact_id": world[0]}]).id)
     assert _names(memory.graph_query("Kazan", ["<located_in", "<works_at"])) == ["anna  SMIRNOVA", "Dmitri Orlov"]
-    assert memory._graph() is loaded  # ... and kept in step, not rebuilt
+    assert memory.entity_graph.current() is loaded  # ... and kept in step, not rebuilt
 
 
 def test_fact_entities_relations_and_entity_facts(memory: Memory, world: list[int], tmp_path: Path) -> None:

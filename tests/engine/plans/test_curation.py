@@ -180,7 +180,7 @@ def test_expire_and_inserted_items_carrying_edges(memory: Memory, ids: list[int]
              PlanItem(1, "new", "gc", "summary of 2 facts", incoming=summary,
                       edges=[{"type": "summarises", "to_id": ids[1], "to_status": "active"},
                              {"type": "summarises", "to_id": ids[2], "to_status": "active"}])]
-    plan = memory._store_draft("gc", items)
+    plan = memory.planning.store_draft("gc", items)
     memory.apply_plan(plan.id)
     new_id = memory.plan(plan.id).items[1].fact_id
     assert _statuses(memory, ids) == ["expired", "active", "active"]

@@ -25,13 +25,13 @@ def test_a_rare_phrase_of_common_words_survives() -> None:
 def test_term_counts_are_capped_and_follow_new_facts(memory: Memory) -> None:
     memory.absorb([f"Zephyr gateway note number {k} about the staging rollout." for k in range(5)])
     counts = TermCounts(cap=3)
-    with memory._store.guard():
-        frequency = counts.bind(memory._store.db)
+    with memory.store.guard():
+        frequency = counts.bind(memory.store.db)
         assert frequency("zephyr") == 3 and frequency("rollout") == 3 and frequency("absent") == 0
         assert frequency("number 2") == 1
     memory.absorb(["Absent friends were toasted at the Zephyr gateway launch party in Lisbon."])
-    with memory._store.guard():
-        assert counts.bind(memory._store.db)("absent") == 1  # a new fact clears the cache
+    with memory.store.guard():
+        assert counts.bind(memory.store.db)("absent") == 1  # a new fact clears the cache
 
 
 def test_common_words_are_left_to_the_cosine_part(db_path, clock, embedder) -> None:

@@ -22,9 +22,9 @@ def test_float16_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch:
     memory.absorb(_texts(300))
     exact = memory.search(query, top_k=8)
     monkeypatch.setattr(vectors, "HALF_ROWS", 10)
-    memory._index = None  # reopen the index: now stored as float16
+    memory.index.drop()  # reopen the index: now stored as float16
     half = memory.search(query, top_k=8)
-    assert memory._index._matrix.dtype == np.float16 and 0 < memory._index.error < 1e-2
+    assert memory.index.index.matrix.dtype == np.float16 and 0 < memory.index.index.error < 1e-2
     assert [h.fact.id for h in half] == [h.fact.id for h in exact]
     # Equal up to float32 summation order, far below float16's ~1e-3.
     assert [h.score for h in half] == pytest.approx([h.score for h in exact], abs=1e-6)

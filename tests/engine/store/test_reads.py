@@ -49,14 +49,14 @@ def test_pending_reads_are_written_in_the_next_write_and_on_close(filled: Memory
 
 def test_many_distinct_reads_are_written_without_waiting(memory: Memory) -> None:
     for fact_id in range(1, FLUSH_READS + 1):
-        memory._store.count_reads([fact_id], 1.0)  # ids need not exist: the UPDATE matches nothing
-    assert not memory._store.reads
+        memory.store.count_reads([fact_id], 1.0)  # ids need not exist: the UPDATE matches nothing
+    assert not memory.store.reads
 
 
 def test_a_rolled_back_write_keeps_the_reads_for_the_next(filled: Memory, db_path: Path) -> None:
     hit = filled.search("Atlas console Kazan", top_k=1)[0].fact.id
     with pytest.raises(RuntimeError):
-        with filled._store.transaction():
+        with filled.store.transaction():
             raise RuntimeError("the write fails after the reads went in")
     assert _counters(db_path)[hit][0] == 0
     filled.stats()
@@ -69,7 +69,7 @@ def test_a_read_only_memory_counts_nothing_and_searches(filled: Memory, db_path:
     try:
         with Memory(db_path, Settings(), embedder=embedder) as reader:
             assert reader.search("Atlas console", top_k=1)
-            assert not reader._store.reads
+            assert not reader.store.reads
             with pytest.raises(StoreError, match="read-only"):
                 reader.absorb(["The Ferrite database is backed up nightly at 02:00 UTC to the Lisbon site."])
     finally:
@@ -79,7 +79,7 @@ def test_a_read_only_memory_counts_nothing_and_searches(filled: Memory, db_path:
 def test_reads_a_file_refuses_on_close_are_dropped_and_close_can_be_called_again(filled: Memory,
                                                                                  db_path: Path) -> None:
     hit = filled.search("Atlas console Kazan", top_k=1)[0].fact.id
-    filled._store.db.execute("PRAGMA query_only = 1")  # the file turns read-only under the session
+    filled.store.db.execute("PRAGMA query_only = 1")  # the file turns read-only under the session
     filled.close()
     filled.close()
     assert _counters(db_path)[hit][0] == 0

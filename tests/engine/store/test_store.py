@@ -21,7 +21,7 @@ def test_new_memory_has_schema_wal_and_busy_timeout(memory: Memory, db_path: Pat
     raw = _raw(db_path)
     assert raw.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-    assert memory._store.db.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
+    assert memory.store.db.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
 
 
 @pytest.mark.parametrize("statement", [
@@ -126,7 +126,7 @@ def test_truncated_database_is_reported(memory: Memory, db_path: Path) -> None:
 
 def test_locked_file_is_a_clear_error_and_nothing_is_half_written(memory: Memory, db_path: Path) -> None:
     memory.absorb(["Sofia Marques designs the fleet map screens of Atlas Console."])
-    memory._store.db.execute("PRAGMA busy_timeout = 100")  # keep the test short
+    memory.store.db.execute("PRAGMA busy_timeout = 100")  # keep the test short
     holder = _raw(db_path)
     holder.execute("BEGIN EXCLUSIVE")
     try:

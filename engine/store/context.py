@@ -1,0 +1,54 @@
+"""What every service of one open memory shares: the file, the settings, the clock, who acts,
+and the embedding model (loaded on first need)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from engine.clock import Clock
+from engine.config import Settings
+from engine.embeddings import DEFAULT_DIM, Embedder, shared_embedder
+from engine.errors import StoreError
+from engine.store.connection import Store
+
+
+class Context:
+    """One per ``Memory``; services hold it rather than copies, so a changed setting reaches them all."""
+
+    def __init__(self, store: Store, settings: Settings, clock: Clock, actor: str, embedder: Embedder | None) -> None:
+        self.store = store
+        self.settings = settings
+        self.clock = clock
+        self.actor = actor
+        self._embedder = embedder
+
+    @property
+    def path(self) -> Path:
+        return self.store.path
+
+    @property
+    def read_only(self) -> bool:
+        return self.store.read_only
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = shared_embedder(self.settings.embedding.model, self.settings.embedding.batch_size)
+        return self._embedder
+
+    @property
+    def model_id(self) -> str:
+        return self._embedder.model_id if self._embedder is not None else self.settings.embedding.model
+
+    def default_dim(self) -> int:
+        return getattr(self._embedder, "dim", DEFAULT_DIM)
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self.embedder.embed(list(texts))
+
+    def refuse_if_read_only(self, what: str) -> None:
+        if self.read_only:
+            raise StoreError(f"{self.path} is read-only: {what}")

@@ -1,0 +1,79 @@
+"""Reading what writes did, from the journal: change records for a range of journal rows.
+
+Every write journals each fact it adds or changes in the same transaction, so the rows a
+write added say what it changed — for this process's writes and for another process's alike.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+from engine.changes import ChangeRecord
+
+ADDING = frozenset({"absorb", "import"})
+STATUS_CHANGING = frozenset({"supersede", "archive", "expire"})
+TOUCHING = frozenset({"reinforce", "retag"})
+
+
+def high_water(db: sqlite3.Connection) -> int:
+    """The id of the newest journal row (0 for an empty journal)."""
+    return db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
+
+
+def changes_between(db: sqlite3.Connection, after: int, upto: int | None = None) -> ChangeRecord:
+    """What the journal rows ``after < id <= upto`` (all newer rows when ``upto`` is None) changed."""
+    rows = db.execute("SELECT id, actor, action, fact_id, plan_id, "
+                      "CASE WHEN action = 'profile edit' THEN details END FROM journal "
+                      "WHERE id > ? AND id <= ? ORDER BY id",
+                      (after, upto if upto is not None else 2 ** 63 - 1)).fetchall()
+    record = ChangeRecord()
+    if not rows:
+        return record
+    added, status, touched, plans, actors, files = set(), set(), set(), set(), set(), set()
+    for _, actor, action, fact_id, plan_id, details in rows:
+        actors.add(actor)
+        if plan_id is not None:
+            plans.add(plan_id)
+        if action == "profile edit" and details:
+            files.add(str(json.loads(details).get("file")))
+        if fact_id is None:
+            continue
+        if action in ADDING:
+            added.add(fact_id)
+        elif action in STATUS_CHANGING:
+            status.add(fact_id)
+        elif action in TOUCHING:
+            touched.add(fact_id)
+    record.facts_added = sorted(added)
+    # A fact added and superseded by the same write is in both lists: it exists, and not as active.
+    record.facts_status_changed = sorted(status)
+    record.facts_touched = sorted(touched - status)
+    record.edges_added = _edges_of_plans(db, plans)
+    record.entities_touched = _entities_of(db, added | status)
+    record.profile_files = sorted(files)
+    record.plans = sorted(plans)
+    record.actors = sorted(actors)
+    record.journal_first, record.journal_last = rows[0][0], rows[-1][0]
+    return record
+
+
+def _edges_of_plans(db: sqlite3.Connection, plans: set[int]) -> list[int]:
+    if not plans:
+        return []
+    marks = ",".join("?" * len(plans))
+    return [r[0] for r in db.execute(f"SELECT id FROM edges WHERE plan_id IN ({marks}) ORDER BY id", sorted(plans))]
+
+
+def _entities_of(db: sqlite3.Connection, fact_ids: set[int]) -> list[int]:
+    """Entities mentioned by these facts: their relations appear, or turn inactive, with them."""
+    if not fact_ids:
+        return []
+    found: set[int] = set()
+    ids = sorted(fact_ids)
+    for start in range(0, len(ids), 900):  # under SQLite's bound-parameter limit
+        chunk = ids[start:start + 900]
+        marks = ",".join("?" * len(chunk))
+        found.update(r[0] for r in db.execute(
+            f"SELECT entity_id FROM entity_mentions WHERE fact_id IN ({marks})", chunk))
+    return sorted(found)

@@ -1,0 +1,39 @@
+"""Counts of what a memory file holds, and the facts search cannot use."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections import Counter
+from typing import Any
+
+
+def counts(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> dict[str, Any]:
+    statuses = Counter({s: n for s, n in db.execute("SELECT status, count(*) FROM facts GROUP BY status")})
+    stale, damaged = db.execute(
+        "SELECT coalesce(sum(embedding_model IS NOT ? OR embedding IS NULL), 0), "
+        "coalesce(sum(embedding_model = ? AND length(embedding) != ?), 0) FROM facts",
+        (model_id, model_id, vector_bytes)).fetchone()
+    return {"facts": sum(statuses.values()), "by_status": dict(statuses),
+            "edges": db.execute("SELECT count(*) FROM edges").fetchone()[0],
+            "entities": db.execute("SELECT count(*) FROM entities").fetchone()[0],
+            "plans": db.execute("SELECT count(*) FROM plans").fetchone()[0],
+            "embedding_model": model_id, "needs_reembedding": stale, "damaged_vectors": damaged}
+
+
+def vector_problems(db: sqlite3.Connection, model_id: str, vector_bytes: int, limit: int) -> list[tuple[int, str]]:
+    """(fact id, what is wrong) for facts with no vector, another model's, or one of the wrong length."""
+    rows = db.execute(
+        "SELECT id, embedding_model, length(embedding) FROM facts WHERE embedding IS NULL "
+        "OR embedding_model IS NOT ? OR length(embedding) != ? ORDER BY id LIMIT ?",
+        (model_id, vector_bytes, limit)).fetchall()
+    found = []
+    for fact_id, model, length in rows:
+        if length is None:
+            found.append((fact_id, "has no vector; it needs embedding"))
+        elif model != model_id:
+            found.append((fact_id, f"was embedded by {model or 'an unknown model'}, not {model_id}; "
+                                   f"it needs re-embedding"))
+        else:
+            found.append((fact_id, f"its vector is damaged: {length} byte{'s' * (length != 1)}, "
+                                   f"where {model_id} makes {vector_bytes}"))
+    return found
