@@ -91,30 +91,32 @@ class Timeline:
     def state_at(self, when: float) -> AsOf:
         statuses = {v.fact.id: v.status_at(when) for v in self.all_versions()}
         active = [fid for fid in self.chain_ids if statuses.get(fid) == "active"]
+        settled = {frozenset((link.src, link.dst)) for link in self.related if link.created_at <= when}
         open_ = [link for link in self.contradictions
                  if link.created_at <= when and statuses.get(link.src) == "active"
-                 and statuses.get(link.dst) == "active"]
+                 and statuses.get(link.dst) == "active" and frozenset((link.src, link.dst)) not in settled]
         return AsOf(when, active[-1] if active else None, statuses, open_)
 
 
-def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int, list[tuple[float, str]]]:
-    """Each fact starts active when created (or with the status an import gave it) and
-    changes whenever a journal entry records an ``after.status`` for it."""
-    changes: dict[int, list[tuple[float, str]]] = {fid: [] for fid in facts}
+def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int, list[tuple[float, str, int | None]]]:
+    """Each fact starts active when created (or with the status an import gave it) and changes
+    whenever a journal entry records an ``after.status`` for it: ``(time, status, plan id)``."""
+    changes: dict[int, list[tuple[float, str, int | None]]] = {fid: [] for fid in facts}
     if not facts:
         return changes
     marks = ",".join("?" * len(facts))
     rows = db.execute(
-        f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status') "
-        f"FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id", list(facts)).fetchall()
-    for fact_id, at, action, after_status, imported_status in rows:
+        f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status'), "
+        f"plan_id FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id",
+        list(facts)).fetchall()
+    for fact_id, at, action, after_status, imported_status, plan_id in rows:
         if after_status:
-            changes[fact_id].append((at, after_status))
+            changes[fact_id].append((at, after_status, plan_id))
         elif action == "import" and imported_status:
-            changes[fact_id].append((facts[fact_id].created_at, imported_status))
+            changes[fact_id].append((facts[fact_id].created_at, imported_status, plan_id))
     for fact_id, fact in facts.items():
-        initial = [(fact.created_at, "active")] if not changes[fact_id] or changes[fact_id][0][0] > fact.created_at \
-            else []
+        initial = [(fact.created_at, "active", fact.plan_id)] \
+            if not changes[fact_id] or changes[fact_id][0][0] > fact.created_at else []
         changes[fact_id] = sorted(initial + changes[fact_id], key=lambda change: change[0])
     return changes
 
@@ -147,27 +149,34 @@ def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
     for chain_ in [ids, *other_chains.values()]:
         _date_supersessions(chain_, facts, changes)
     links = [_dated(link, facts) for link in links]
-    version = lambda i: Version(facts[i], changes[i])  # noqa: E731
+    version = lambda i: Version(facts[i], [(at, status) for at, status, _ in changes[i]])  # noqa: E731
     others = {head: [version(i) for i in c] for head, c in other_chains.items()}
     in_chains = set(ids) | {i for c in other_chains.values() for i in c}
     related = [version(i) for i in dict.fromkeys(related_ids) if i not in in_chains]
     return Timeline(fact_id, [version(i) for i in ids], links, others, related)
 
 
-def _date_supersessions(ids: list[int], facts: dict[int, Fact], changes: dict[int, list[tuple[float, str]]]) -> None:
+def _date_supersessions(ids: list[int], facts: dict[int, Fact],
+                        changes: dict[int, list[tuple[float, str, int | None]]]) -> None:
     """A version stops being current when its successor was written. Imports and backdated
-    absorbs are applied later than the facts they carry claim, so the journal time of a
-    supersession is moved back to the successor's ``created_at`` when that is earlier."""
+    absorbs are applied later than the facts they carry claim, so a supersession written by the
+    plan that created the successor counts from the successor's ``created_at`` when that is
+    earlier. A supersession decided later (a person resolving a contradiction) keeps its own time:
+    history is never rewritten by a later decision."""
     for old, new in zip(ids, ids[1:]):
-        successor_born = facts[new].created_at
-        changes[old] = sorted(((max(facts[old].created_at, min(at, successor_born)) if status == "superseded"
-                                else at, status) for at, status in changes[old]), key=lambda change: change[0])
+        successor = facts[new]
+        changes[old] = sorted(((max(facts[old].created_at, min(at, successor.created_at))
+                                if status == "superseded" and plan is not None and plan == successor.plan_id
+                                else at, status, plan) for at, status, plan in changes[old]),
+                              key=lambda change: change[0])
 
 
 def _dated(link: Link, facts: dict[int, Fact]) -> Link:
-    """An edge holds from when both its facts existed, even if it was recorded later (see above)."""
+    """An edge written with the fact it starts from (an import, a backdated absorb) holds from when
+    both its facts existed; one added later (by hand, by a later plan) holds from when it was written."""
+    source = facts.get(link.src)
     ends = [facts[i].created_at for i in (link.src, link.dst) if i in facts]
-    if len(ends) < 2:
+    if len(ends) < 2 or source is None or link.plan_id is None or link.plan_id != source.plan_id:
         return link
     return Link(link.type, link.src, link.dst, min(link.created_at, max(ends)), link.plan_id)
 

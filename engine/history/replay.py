@@ -1,0 +1,132 @@
+"""What the memory said about a fact at a past moment, replayed from recorded times.
+
+Every status change is a journal row and every edge has the time it was written, so the state
+at ``when`` is: the edges written by then, the facts created by then, and each fact's status as
+its journal rows up to then set it. Resolving a contradiction today adds rows dated today, so it
+never changes the answer for yesterday.
+
+One exception keeps imports readable: a row written by the same plan that created the successor
+fact (an import or a backdated absorb carries facts whose ``created_at`` lies before the apply)
+counts from that fact's ``created_at``, the time the plan claims for it.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+
+from engine.errors import NotFound
+from engine.store.records import Fact, load_facts
+
+MAX_REACH = 500  # facts followed through edges from the asked one; chains are short in practice
+
+
+@dataclass(frozen=True)
+class Replay:
+    """The chain of versions as of ``when`` (oldest first), each version's status then, the id
+    current then, and the contradictions open then as (older id, newer id) pairs."""
+    fact_id: int
+    when: float
+    versions: list[int]
+    statuses: dict[int, str | None]  # None: not created yet
+    current: int | None
+    open_contradictions: list[tuple[int, int]]
+    facts: dict[int, Fact]
+
+
+def _edges(db: sqlite3.Connection, ids: set[int]) -> list[tuple[str, int, int, float, int | None]]:
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges WHERE type IN "
+                      f"('supersedes', 'contradicts', 'related') AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+                      f"ORDER BY id", [*ids, *ids]).fetchall()
+
+
+def _reach(db: sqlite3.Connection, fact_id: int) -> tuple[set[int], list[tuple]]:
+    """The fact, every version linked to it by supersedes, and facts contradicting or related to those."""
+    ids, frontier, edges = {fact_id}, {fact_id}, {}
+    while frontier and len(ids) < MAX_REACH:
+        found = _edges(db, frontier)
+        frontier = set()
+        for edge in found:
+            edges[edge[:3]] = edge
+            for end in edge[1:3]:
+                if end not in ids and edge[0] == "supersedes":
+                    frontier.add(end)
+                ids.add(end)
+    return ids, list(edges.values())
+
+
+def _effective(at: float, plan_id: int | None, successor: Fact | None) -> float:
+    if successor is not None and plan_id is not None and plan_id == successor.plan_id:
+        return min(at, successor.created_at)
+    return at
+
+
+def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
+    ids, edges = _reach(db, fact_id)
+    facts = load_facts(db, ids)
+    if fact_id not in facts:
+        raise NotFound(f"there is no fact {fact_id} in this memory")
+    dated = [(kind, src, dst, _effective(at, plan, facts.get(src))) for kind, src, dst, at, plan in edges]
+    live = [(kind, src, dst) for kind, src, dst, at in dated
+            if at <= when and facts.get(src) and facts.get(dst)
+            and facts[src].created_at <= when and facts[dst].created_at <= when]
+    statuses = _statuses(db, facts, when)
+    versions = _chain(fact_id, [(src, dst) for kind, src, dst in live if kind == "supersedes"])
+    active = [v for v in versions if statuses.get(v) == "active"]
+    settled = {frozenset((src, dst)) for kind, src, dst in live if kind == "related"}
+    chain_ids = set(versions)
+    pairs = []
+    for kind, src, dst in live:
+        if (kind == "contradicts" and (src in chain_ids or dst in chain_ids)
+                and statuses.get(src) == "active" and statuses.get(dst) == "active"
+                and frozenset((src, dst)) not in settled):
+            older, newer = sorted((facts[src], facts[dst]), key=lambda f: (f.created_at, f.id))
+            pairs.append((older.id, newer.id))
+    return Replay(fact_id, when, versions, {v: statuses.get(v) for v in sorted(facts)},
+                  active[-1] if active else None, list(dict.fromkeys(pairs)), facts)
+
+
+def _chain(fact_id: int, supersedes: list[tuple[int, int]]) -> list[int]:
+    """Oldest first, through the supersedes edges (new -> old) that existed at the moment."""
+    older = {new: old for new, old in supersedes}
+    newer = {old: new for new, old in supersedes}
+    oldest, seen = fact_id, {fact_id}
+    while oldest in older and older[oldest] not in seen:
+        oldest = older[oldest]
+        seen.add(oldest)
+    ids = [oldest]
+    while ids[-1] in newer and newer[ids[-1]] not in ids:
+        ids.append(newer[ids[-1]])
+    return ids
+
+
+def _statuses(db: sqlite3.Connection, facts: dict[int, Fact], when: float) -> dict[int, str | None]:
+    """Each fact's status at ``when`` from its journal rows (None when it did not exist yet)."""
+    marks = ",".join("?" * len(facts))
+    rows = db.execute(
+        f"SELECT fact_id, at, plan_id, action, json_extract(details, '$.after.status'), "
+        f"json_extract(details, '$.status'), json_extract(details, '$.by') FROM journal "
+        f"WHERE fact_id IN ({marks}) AND json_valid(details) ORDER BY id", list(facts)).fetchall()
+    status: dict[int, str | None] = {fid: ("active" if f.created_at <= when else None) for fid, f in facts.items()}
+    changes: list[tuple[float, int, str]] = []
+    for fid, at, plan_id, action, after, imported, by in rows:
+        if facts[fid].created_at > when:
+            continue
+        if action == "import" and imported:
+            changes.append((facts[fid].created_at, fid, imported))
+        elif after:
+            successor = facts.get(by) if isinstance(by, int) else _successor_in_plan(facts, plan_id)
+            changes.append((_effective(at, plan_id, successor), fid, after))
+    for at, fid, after in sorted(changes, key=lambda change: change[0]):
+        if at <= when:
+            status[fid] = after
+    return status
+
+
+def _successor_in_plan(facts: dict[int, Fact], plan_id: int | None) -> Fact | None:
+    """A fact created by the same plan (the successor an absorb wrote with the supersession)."""
+    if plan_id is None:
+        return None
+    born = [f for f in facts.values() if f.plan_id == plan_id]
+    return min(born, key=lambda f: f.created_at) if born else None
