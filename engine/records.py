@@ -56,6 +56,9 @@ class Fact:
     content_hash: str
     embedding_model: str | None
     plan_id: int | None = None
+    # What could not be read as stored (a column of bad JSON or of the wrong shape): the fact is
+    # still shown, with the column emptied and this note, rather than failing every read.
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def sources(self) -> list[str]:
@@ -76,6 +79,7 @@ class Fact:
             "session_id": self.session_id, "source": self.source, "sources": self.sources,
             "evidence": self.evidence, "metadata": self.metadata,
             "content_hash": self.content_hash, "embedding_model": self.embedding_model,
+            **({"damaged": self.damaged} if self.damaged else {}),
         }
 
 
@@ -86,20 +90,50 @@ FACT_COLUMNS = (
 )
 
 
-def _json_column(text: Any, empty: list | dict) -> Any:
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_evidence(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _is_metadata(value: Any) -> bool:
+    entities, relations = value.get("entities", []), value.get("relations", [])
+    return (isinstance(entities, list) and all(isinstance(e, dict) and _is_text(e.get("name"))
+                                               and _is_text(e.get("type")) for e in entities)
+            and isinstance(relations, list)
+            and all(isinstance(r, list) and len(r) == 3 and all(map(_is_text, r)) for r in relations))
+
+
+# column -> (empty value, check of one element (lists) or of the whole (objects))
+_JSON_COLUMNS = (("tags", [], _is_text), ("evidence", [], _is_evidence), ("metadata", {}, _is_metadata))
+
+
+def _json_column(text: Any, empty: list | dict, valid: Any) -> tuple[Any, str | None]:
+    """(value, None), or (empty, what is wrong) for a column a read cannot use as stored."""
     if not text or text == "[]" or text == "{}":  # most facts: no JSON parse (a third of loading one)
-        return type(empty)()
+        return type(empty)(), None
     try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError):
-        return type(empty)()  # a damaged JSON column must not hide the fact itself
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return type(empty)(), "is not valid JSON"
+    if not isinstance(value, type(empty)):
+        return type(empty)(), f"is not a JSON {'list' if isinstance(empty, list) else 'object'}"
+    if not (all(map(valid, value)) if isinstance(value, list) else valid(value)):
+        return type(empty)(), "has entries of an unexpected shape"
+    return value, None
 
 
 def fact_from_row(row: sqlite3.Row) -> Fact:
+    """A fact from its row; damaged JSON columns are emptied and named in ``damaged``, never raised."""
     values = dict(row)
-    for key, empty in (("tags", []), ("evidence", []), ("metadata", {})):
-        values[key] = _json_column(values[key], empty)
-    return Fact(**values)
+    damaged = []
+    for key, empty, valid in _JSON_COLUMNS:
+        values[key], problem = _json_column(values[key], empty, valid)
+        if problem:
+            damaged.append(f"{key} {problem}; shown empty")
+    return Fact(**values, damaged=damaged)
 
 
 def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
