@@ -24,7 +24,7 @@ from typing import Any
 from .clock import format_time
 from .errors import InvalidInput, SecretRejected, StoreError
 from .records import journal
-from .secrets import first_secret
+from .validation import secret_in
 
 FILES = ("MEMORY.md", "USER.md")
 ABSENT = "absent"  # the version of a file that does not exist yet
@@ -168,7 +168,7 @@ def check_text(name: str, text: Any) -> str:
         raise InvalidInput(f"{name}: character {err.start} cannot be written as UTF-8") from None
     if bad := _CONTROL.search(text):
         raise InvalidInput(f"{name}: control character {ord(bad.group()):#04x} at character {bad.start()}")
-    if found := first_secret(text):
+    if found := secret_in(text):
         err = SecretRejected(found.rule, found.start, found.end)
         err.args = (f"{name}: {err}",)  # the rule and the place, never the value
         raise err

@@ -28,7 +28,7 @@ from .clock import format_time
 from .errors import InvalidInput, SecretRejected
 from .profile import Profile
 from .records import Fact, journal
-from .secrets import first_secret
+from .validation import secret_in
 
 MIN_CHARS = 200
 MAX_CHARS = 200_000
@@ -88,7 +88,7 @@ def check_request(session_id: Any, query: Any, max_chars: Any, *, preview: bool 
 
 
 def _no_secret(what: str, text: str) -> None:
-    if found := first_secret(text):
+    if found := secret_in(text):
         err = SecretRejected(found.rule, found.start, found.end)
         err.args = (f"{what}: {err}",)
         raise err
