@@ -14,6 +14,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from . import journal_chain
 from .decay import reinforced
 from .entities import link_entities
 from .errors import PlanError
@@ -175,8 +176,7 @@ class PlanWriter:
         for it in selected:
             if it.edges and it.fact_id is not None:
                 self._add_edges(it)
-        self.db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-                            self._journal)
+        journal_chain.append(self.db, self._journal)
         return self.changes
 
     def _retire(self, it: PlanItem) -> None:

@@ -14,7 +14,7 @@ from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
-from . import audit, browse, history, timeline, transfer
+from . import audit, browse, history, timeline, transfer, verify
 from .absorb import AbsorbPlanner, RawItem
 from .jsonl import open_input, read_records
 from .apply import Changes, PlanWriter, check_fresh, select_items, target_rows
@@ -418,6 +418,11 @@ class Memory(PlanMethods, GraphMethods, LLMMethods, ProfileMethods, ImportMethod
                     "plans": db.execute("SELECT count(*) FROM plans").fetchone()[0],
                     "embedding_model": self.model_id, "needs_reembedding": stale, "damaged_vectors": damaged,
                     "read_only": self.read_only}
+
+    def verify(self) -> verify.Verification:
+        """Integrity, content hashes, the journal's chain and the full-text index (``engine/verify.py``)."""
+        with self._store.guard():
+            return verify.check_file(self._store.db)
 
     def _vector_bytes(self) -> int:
         dim = self._index.dim if self._index is not None else getattr(self._embedder, "dim", DEFAULT_DIM)

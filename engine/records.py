@@ -15,6 +15,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
+from . import journal_chain
 from .clock import format_time
 
 
@@ -242,8 +243,8 @@ def edges_touching(db: sqlite3.Connection, fact_ids: Iterable[int]) -> list[dict
 
 def journal(db: sqlite3.Connection, at: float, actor: str, action: str, fact_id: int | None,
             plan_id: int | None, details: dict[str, Any]) -> None:
-    db.execute("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-               (at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True)))
+    journal_chain.append(db, [(at, actor, action, fact_id, plan_id,
+                               json.dumps(details, ensure_ascii=False, sort_keys=True))])
 
 
 @dataclass

@@ -24,6 +24,7 @@ from .agent import add_agent
 from .frontends import add_gui
 from .graph import add_graph
 from .housekeeping import add_housekeeping
+from .verify import add_verify
 
 
 class Parser(argparse.ArgumentParser):
@@ -159,6 +160,7 @@ def build_parser() -> Parser:
         add(sub)
     add_graph(sub, Parser)
     add_housekeeping(sub)
+    add_verify(sub)
     add_agent(sub, Parser)
     add_gui(sub)
     return parser
