@@ -6,6 +6,7 @@ and ids are never below 1. Checking at the door turns both into a one-line ``Inv
 
 from __future__ import annotations
 
+from numbers import Integral
 from typing import Any
 
 from .errors import InvalidInput
@@ -15,6 +16,7 @@ MAX_ID = (1 << 63) - 1
 
 def check_id(value: Any, what: str = "id") -> int:
     """``value`` as a row id, or ``InvalidInput`` naming ``what`` (never the value: it may be anything)."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_ID:
+    # Integral, not int: ids read from the vector index arrive as numpy integers.
+    if isinstance(value, bool) or not isinstance(value, Integral) or not 1 <= value <= MAX_ID:
         raise InvalidInput(f"{what} must be a whole number from 1 to {MAX_ID}")
-    return value
+    return int(value)

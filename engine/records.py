@@ -17,6 +17,8 @@ import numpy as np
 
 from . import journal_chain
 from .clock import format_time
+from .errors import InvalidInput
+from .ids import MAX_ID, check_id
 
 
 
@@ -144,7 +146,7 @@ def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
 
 def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:
     """Some columns of some facts by id (``columns`` is a constant of the caller, never user text)."""
-    wanted = list(dict.fromkeys(ids))
+    wanted = [check_id(i, "a fact id") for i in dict.fromkeys(ids)]
     found: dict[int, sqlite3.Row] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
@@ -263,10 +265,14 @@ class JournalEntry:
 
 
 def read_journal(db: sqlite3.Connection, fact_id: int | None, after_id: int, limit: int) -> list[JournalEntry]:
+    if isinstance(after_id, bool) or not isinstance(after_id, int) or not 0 <= after_id <= MAX_ID:
+        raise InvalidInput(f"after_id must be a whole number from 0 to {MAX_ID}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ID:
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_ID}")
     where, params = "id > ?", [after_id]
     if fact_id is not None:
         where += " AND fact_id = ?"
-        params.append(fact_id)
+        params.append(check_id(fact_id, "a fact id"))
     rows = db.execute(f"SELECT id, at, actor, action, fact_id, plan_id, details FROM journal WHERE {where} "
                       f"ORDER BY id LIMIT ?", params + [limit]).fetchall()
     entries = []

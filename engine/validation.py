@@ -19,6 +19,7 @@ from .errors import InvalidInput, SecretRejected
 from .migrations import ENTITY_TYPES
 from . import secrets
 from .records import normalise_text
+from .safe_names import shown_name
 from .secrets import SecretFinding
 
 FIELDS = frozenset({
@@ -33,9 +34,6 @@ SHORT_LIMIT = 500
 MAX_TAGS = 32
 MAX_TAG_CHARS = 100
 MAX_ENTITIES = 64
-# A name that is plainly a word can be quoted back; anything else (digits, capitals, symbols)
-# may be a credential used as a key, so an error names only its kind.
-_PLAIN_NAME = re.compile(r"[a-z][a-z_]{0,31}")
 # A path or URL joins a token to its neighbours with characters the detector reads as part of
 # one run ("notes/ghp_…"), so each piece is scanned on its own as well.
 _PIECES = re.compile(r"[/\\#?&;,\s]+")
@@ -70,13 +68,6 @@ class Incoming:
 
 
 _NOT_STORED = frozenset({"warnings", "raw_tags"})
-
-
-def shown_name(name: Any) -> str:
-    """A field or key name fit for an error message: quoted when it is a plain word, else only described."""
-    if isinstance(name, str) and _PLAIN_NAME.fullmatch(name):
-        return f"'{name}'"
-    return "(name not shown)"
 
 
 def secret_in(value: str) -> SecretFinding | None:
