@@ -128,6 +128,13 @@ def _json_column(text: Any, empty: list | dict, valid: Any) -> tuple[Any, str | 
     return value, None
 
 
+def stored_list(text: Any, column: str) -> list | None:
+    """A stored tags or evidence list for a write to build on; None when damaged (leave it as it is)."""
+    empty, valid = {"tags": ([], _is_text), "evidence": ([], _is_evidence)}[column]
+    value, problem = _json_column(text, empty, valid)
+    return None if problem else value
+
+
 def fact_from_row(row: sqlite3.Row) -> Fact:
     """A fact from its row; damaged JSON columns are emptied and named in ``damaged``, never raised."""
     values = dict(row)

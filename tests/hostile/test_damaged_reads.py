@@ -33,3 +33,16 @@ def test_reads_survive_a_damaged_json_column(run: Run, db_path: Path, column: st
     for args in (("search", "deploy pipeline", "--json"), ("get", "1"), ("export", "-")):
         code, out, err = run(*args)
         assert code == 0, err
+
+
+def test_reinforcing_a_fact_with_damaged_evidence_keeps_the_column_as_stored(run: Run, db_path: Path) -> None:
+    text = "The deploy pipeline runs on the staging cluster every night at two."
+    run("absorb", text)
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE facts SET evidence = '{not json' WHERE id = 1")
+    db.commit()
+    line = json.dumps({"text": text, "source": "notes.md#1"}) + "\n"
+    code, out, err = run("absorb", "--file", "-", "--json", stdin=line.encode())
+    assert code == 0, err
+    assert json.loads(out)["items"][0]["outcome"] == "duplicate"
+    assert db.execute("SELECT evidence, reinforcement_count FROM facts WHERE id = 1").fetchone() == ("{not json", 1)
