@@ -159,8 +159,9 @@ _LIVE = "status = 'active' AND (expires_at IS NULL OR expires_at > ?)"
 
 def open_todos(db: sqlite3.Connection, now: float) -> list[int]:
     return [r[0] for r in db.execute(
-        f"SELECT id FROM facts WHERE {_LIVE} AND EXISTS (SELECT 1 FROM json_each(facts.tags) "
-        f"WHERE json_each.value = 'todo') ORDER BY id LIMIT ?", (now, LIST_LIMIT))]
+        # json_each raises on one damaged row, which would fail the whole snapshot: read it as no tags
+        f"SELECT id FROM facts WHERE {_LIVE} AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(facts.tags) "
+        f"THEN facts.tags ELSE '[]' END) WHERE json_each.value = 'todo') ORDER BY id LIMIT ?", (now, LIST_LIMIT))]
 
 
 def recent(db: sqlite3.Connection, now: float) -> list[int]:

@@ -46,3 +46,14 @@ def test_reinforcing_a_fact_with_damaged_evidence_keeps_the_column_as_stored(run
     assert code == 0, err
     assert json.loads(out)["items"][0]["outcome"] == "duplicate"
     assert db.execute("SELECT evidence, reinforcement_count FROM facts WHERE id = 1").fetchone() == ("{not json", 1)
+
+
+def test_a_snapshot_survives_a_fact_with_damaged_tags(run: Run, db_path: Path) -> None:
+    run("absorb", "The deploy pipeline runs on the staging cluster every night at two.")
+    run("absorb", "- [ ] renew the staging certificate before the end of the month", "--tags", "todo")
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE facts SET tags = '{not json' WHERE id = 1")
+    db.commit()
+    code, out, err = run("snapshot", "--session", "s1", "--json")
+    assert code == 0, err
+    assert "renew the staging certificate" in json.loads(out)["text"]
