@@ -35,7 +35,7 @@ def parse_time(value: str) -> float:
     try:
         parsed = datetime.fromisoformat(text)
     except ValueError:
-        raise InvalidInput(f"not an ISO-8601 time: {value[:40]!r}") from None
+        raise InvalidInput("not an ISO-8601 time (such as 2026-11-30T12:00:00Z)") from None
     if parsed.tzinfo is None:
         parsed = parsed.replace(tzinfo=timezone.utc)
     return parsed.timestamp()

@@ -7,12 +7,14 @@ config dir. A missing file means defaults; a malformed one is a user error.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import MemLensError
+from engine.safe_names import shown_name
 
 
 @dataclass(frozen=True)
@@ -103,6 +105,50 @@ class Settings:
     http: HTTPSettings = field(default_factory=HTTPSettings)
 
 
+_UNIT = (0.0, 1.0)
+# (section, key) -> inclusive (low, high): a value outside makes no sense to the engine (a
+# negative candidate count, a threshold above 1, a port beyond 65535) and is refused on load,
+# where the key can be named, not deep in a search. Keys missing here are strings or switches.
+RANGES: dict[tuple[str, str], tuple[float, float]] = {
+    **{("memory", k): _UNIT for k in (
+        "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
+        "consolidate_threshold", "contradict_threshold", "related_threshold", "context_weight",
+        "reinforce_gain", "confidence_cap", "archive_below")},
+    ("memory", "candidates"): (1, 1000),
+    ("memory", "candidate_pool"): (1, 1_000_000),
+    ("memory", "text_match_budget"): (0, 1_000_000_000),
+    ("memory", "min_text_chars"): (0, 1_000_000),
+    ("memory", "max_text_chars"): (1, 1_000_000),
+    ("memory", "hard_cap_chars"): (1, 1_000_000),
+    ("memory", "profile_budget"): (1, 1_000_000),
+    ("memory", "snapshot_max_chars"): (200, 200_000),
+    ("embedding", "batch_size"): (1, 4096),
+    ("llm", "timeout"): (0.1, 3600.0),
+    ("gc", "stale_run_days"): (1, 36_500),
+    ("gc", "group_limit"): (1, 10_000_000),
+    ("gc", "summary_size"): (2, 1000),
+    ("gc", "finished_session_hours"): (0.0, 876_000.0),
+    ("http", "port"): (0, 65_535),
+    ("http", "max_body_bytes"): (1, 1 << 30),
+}
+_ORDERED = (("min_text_chars", "max_text_chars"), ("max_text_chars", "hard_cap_chars"))
+
+
+def _checked(section: str, key: str, value: Any) -> Any:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        raise MemLensError(f"config: [{section}] {key} must be a finite number")
+    if isinstance(value, str):
+        if any(ord(c) < 32 or ord(c) == 127 for c in value):
+            raise MemLensError(f"config: [{section}] {key} contains control characters")
+        return value
+    low, high = RANGES[(section, key)]
+    if not low <= value <= high:
+        raise MemLensError(f"config: [{section}] {key} must be between {low:g} and {high:g}")
+    return value
+
+
 def _section(cls: type, raw: Any, name: str) -> Any:
     if not isinstance(raw, dict):
         raise MemLensError(f"config: [{name}] must be a table")
@@ -110,15 +156,19 @@ def _section(cls: type, raw: Any, name: str) -> Any:
     values = {}
     for key, value in raw.items():
         if key not in known:
-            raise MemLensError(f"config: unknown key '{key}' in [{name}]")
+            raise MemLensError(f"config: unknown key {shown_name(key)} in [{name}]")
         default = known[key].default
         expected = type(default)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
             raise MemLensError(f"config: [{name}] {key} must be {expected.__name__}")
-        values[key] = value
-    return cls(**values)
+        values[key] = _checked(name, key, value)
+    made = cls(**values)
+    for smaller, larger in _ORDERED:
+        if hasattr(made, smaller) and getattr(made, smaller) > getattr(made, larger):
+            raise MemLensError(f"config: [{name}] {smaller} must not exceed {larger}")
+    return made
 
 
 def settings_from_dict(raw: dict[str, Any]) -> Settings:
@@ -126,7 +176,7 @@ def settings_from_dict(raw: dict[str, Any]) -> Settings:
     sections = {f.name: f.default_factory for f in fields(Settings)}  # type: ignore[misc]
     unknown = set(raw) - set(sections)
     if unknown:
-        raise MemLensError(f"config: unknown section [{sorted(unknown)[0]}]")
+        raise MemLensError(f"config: unknown section {shown_name(sorted(map(str, unknown))[0])}")
     parts = {name: _section(type(factory()), raw[name], name) for name, factory in sections.items() if name in raw}
     return replace(Settings(), **parts)
 

@@ -42,6 +42,7 @@ from engine.store.connection import Store
 from engine.store.context import Context
 from engine.store.plans import Plan, PlanSummary
 from engine.store.records import Fact, JournalEntry
+from engine.store.verify import Verification
 
 
 class Memory:
@@ -258,6 +259,10 @@ class Memory:
 
     def stats(self) -> dict[str, Any]:
         return self.reader.stats()
+
+    def verify(self) -> Verification:
+        """Integrity, content hashes, the journal's chain and the full-text index (``engine/store/verify.py``)."""
+        return self.reader.verify()
 
     def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
         """(fact id, what is wrong) for facts search cannot use: no vector, another model's, or a

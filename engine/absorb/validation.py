@@ -12,13 +12,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.absorb import secrets
+from engine.absorb.secrets import SecretFinding
 from engine.clock import SECONDS_PER_DAY, parse_time
 from engine.config import MemorySettings
-from engine.store.decay import KINDS, SCOPES, initial_confidence
 from engine.errors import InvalidInput, SecretRejected
+from engine.safe_names import shown_name
+from engine.store.decay import KINDS, SCOPES, initial_confidence
 from engine.store.migrations import ENTITY_TYPES
 from engine.store.records import normalise_text
-from engine.absorb.secrets import first_secret
 
 FIELDS = frozenset({
     "text", "scope", "kind", "tags", "subject", "predicate", "object", "entities", "relations",
@@ -30,7 +32,11 @@ _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (undecodable byte
 _CONTROL_OR_SURROGATE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 SHORT_LIMIT = 500
 MAX_TAGS = 32
+MAX_TAG_CHARS = 100
 MAX_ENTITIES = 64
+# A path or URL joins a token to its neighbours with characters the detector reads as part of
+# one run ("notes/ghp_…"), so each piece is scanned on its own as well.
+_PIECES = re.compile(r"[/\\#?&;,\s]+")
 
 
 @dataclass
@@ -51,12 +57,40 @@ class Incoming:
     created_at: float | None = None
     source: str | None = None
     warnings: list[str] = field(default_factory=list)
+    # The tags as given, before lower-casing: "AIza…" lower-cased no longer looks like a key.
+    raw_tags: list[str] = field(default_factory=list, repr=False)
 
     def initial_confidence(self) -> float:
         return self.confidence if self.confidence is not None else initial_confidence(self.kind)
 
     def to_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "warnings" and v not in (None, [], {})}
+        return {k: v for k, v in self.__dict__.items() if k not in _NOT_STORED and v not in (None, [], {})}
+
+
+_NOT_STORED = frozenset({"warnings", "raw_tags"})
+
+
+def secret_in(value: str) -> SecretFinding | None:
+    """The absorb detector, also run on each piece of a path-like value; spans are within ``value``."""
+    if hit := secrets.first_secret(value):
+        return hit
+    if not _PIECES.search(value):
+        return None
+    start = 0
+    for piece in _PIECES.split(value):
+        at = value.index(piece, start) if piece else start
+        if piece and (hit := secrets.first_secret(piece)):
+            return SecretFinding(hit.rule, at + hit.start, at + hit.end)
+        start = at + len(piece)
+    return None
+
+
+def time_field(value: Any, name: str) -> float:
+    """Epoch seconds of an ISO-8601 string; the error names the field, never the value."""
+    try:
+        return parse_time(value)
+    except InvalidInput:
+        raise InvalidInput(f"{name} must be an ISO-8601 time such as 2026-11-30T12:00:00Z") from None
 
 
 def _short_string(value: Any, name: str) -> str:
@@ -78,7 +112,7 @@ def _unit_number(value: Any, name: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         raise InvalidInput(f"{name} must be a number between 0 and 1")
     if not 0.0 <= value <= 1.0:
-        raise InvalidInput(f"{name} must be between 0 and 1, got {value}")
+        raise InvalidInput(f"{name} must be between 0 and 1")
     return float(value)
 
 
@@ -133,12 +167,16 @@ def parse_relations(raw: Any, entities: list[dict[str, str]]) -> list[list[str]]
     return found
 
 
-def _tags(raw: Any) -> list[str]:
+def _tags(raw: Any) -> tuple[list[str], list[str]]:
+    """(tags lower-cased and deduplicated, the same tags as given) for the secret scan."""
     if isinstance(raw, str):
         raw = raw.split(",")
     if not isinstance(raw, list) or len(raw) > MAX_TAGS:
         raise InvalidInput(f"tags must be a list of at most {MAX_TAGS} strings")
-    return list(dict.fromkeys(_short_string(t, "tag").lower() for t in raw if not (isinstance(t, str) and not t.strip())))
+    given = [_short_string(t, "tag") for t in raw if not (isinstance(t, str) and not t.strip())]
+    if any(len(t) > MAX_TAG_CHARS for t in given):
+        raise InvalidInput(f"a tag is longer than {MAX_TAG_CHARS} characters")
+    return list(dict.fromkeys(t.lower() for t in given)), given
 
 
 def reject_secrets(item: Incoming, *, text: bool = True) -> None:
@@ -148,13 +186,14 @@ def reject_secrets(item: Incoming, *, text: bool = True) -> None:
     scanned before it was stored, and re-scanning 100 known facts was a third of
     the hash fast path. Metadata is always scanned: it is new even when the text is not.
     """
-    first = first_secret(item.text) if text else None
+    first = secrets.first_secret(item.text) if text else None
     if first:
         raise SecretRejected(first.rule, first.start, first.end)
-    others = [item.subject, item.predicate, item.object, item.source, item.session_id, *item.tags,
-              *(e["name"] for e in item.entities), *(part for r in item.relations for part in r)]
+    others = [item.subject, item.predicate, item.object, item.source, item.session_id,
+              *(item.raw_tags or item.tags), *(e["name"] for e in item.entities),
+              *(part for r in item.relations for part in r)]
     for value in others:
-        if value and (hit := first_secret(value)):
+        if value and (hit := secret_in(value)):
             raise SecretRejected(hit.rule, hit.start, hit.end)
 
 
@@ -166,7 +205,7 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
     if not isinstance(raw, dict):
         raise InvalidInput("each item must be a JSON object with at least 'text'")
     if not FIELDS.issuperset(raw):
-        raise InvalidInput(f"unknown field '{str(sorted(set(raw) - FIELDS)[0])[:40]}'")
+        raise InvalidInput(f"unknown field {shown_name(sorted(map(str, set(raw) - FIELDS))[0])}")
     merged = {**(defaults or {}), **{k: v for k, v in raw.items() if v is not None}}
     text, warnings = check_text(merged.get("text"), limits)
     scope = merged.get("scope", "agent")
@@ -177,7 +216,7 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
         raise InvalidInput(f"kind must be one of {', '.join(KINDS)}")
     item = Incoming(text=text, scope=scope, kind=kind, warnings=warnings)
     if "tags" in merged:
-        item.tags = _tags(merged["tags"])
+        item.tags, item.raw_tags = _tags(merged["tags"])
     triple = [merged.get(k) for k in ("subject", "predicate", "object")]
     if any(v is not None for v in triple):
         if any(v is None for v in triple):
@@ -201,9 +240,7 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
         if name in merged:
             setattr(item, name, _short_string(merged[name], name))
     if "created_at" in merged:
-        item.created_at = parse_time(merged["created_at"]) if isinstance(merged["created_at"], str) else None
-        if item.created_at is None:
-            raise InvalidInput("created_at must be an ISO-8601 string")
+        item.created_at = time_field(merged["created_at"], "created_at")
     if item.scope == "run" and not item.session_id:
         raise InvalidInput("scope 'run' needs a session id (session_id, or --session)")
     if scan_secrets:

@@ -21,11 +21,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from engine.absorb.validation import secret_in
 from engine.changes import ChangeRecord
 from engine.clock import format_time
 from engine.errors import InvalidInput, SecretRejected, StoreError
 from engine.store.records import journal
-from engine.absorb.secrets import first_secret
 
 FILES = ("MEMORY.md", "USER.md")
 ABSENT = "absent"  # the version of a file that does not exist yet
@@ -170,7 +170,7 @@ def check_text(name: str, text: Any) -> str:
         raise InvalidInput(f"{name}: character {err.start} cannot be written as UTF-8") from None
     if bad := _CONTROL.search(text):
         raise InvalidInput(f"{name}: control character {ord(bad.group()):#04x} at character {bad.start()}")
-    if found := first_secret(text):
+    if found := secret_in(text):
         err = SecretRejected(found.rule, found.start, found.end)
         err.args = (f"{name}: {err}",)  # the rule and the place, never the value
         raise err

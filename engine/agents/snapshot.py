@@ -24,11 +24,11 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Sequence
 
+from engine.absorb.validation import secret_in
+from engine.agents.profile import Profile
 from engine.clock import format_time
 from engine.errors import InvalidInput, SecretRejected
-from engine.agents.profile import Profile
 from engine.store.records import Fact, journal
-from engine.absorb.secrets import first_secret
 
 MIN_CHARS = 200
 MAX_CHARS = 200_000
@@ -88,7 +88,7 @@ def check_request(session_id: Any, query: Any, max_chars: Any, *, preview: bool 
 
 
 def _no_secret(what: str, text: str) -> None:
-    if found := first_secret(text):
+    if found := secret_in(text):
         err = SecretRejected(found.rule, found.start, found.end)
         err.args = (f"{what}: {err}",)
         raise err
@@ -159,8 +159,9 @@ _LIVE = "status = 'active' AND (expires_at IS NULL OR expires_at > ?)"
 
 def open_todos(db: sqlite3.Connection, now: float) -> list[int]:
     return [r[0] for r in db.execute(
-        f"SELECT id FROM facts WHERE {_LIVE} AND EXISTS (SELECT 1 FROM json_each(facts.tags) "
-        f"WHERE json_each.value = 'todo') ORDER BY id LIMIT ?", (now, LIST_LIMIT))]
+        # json_each raises on one damaged row, which would fail the whole snapshot: read it as no tags
+        f"SELECT id FROM facts WHERE {_LIVE} AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(facts.tags) "
+        f"THEN facts.tags ELSE '[]' END) WHERE json_each.value = 'todo') ORDER BY id LIMIT ?", (now, LIST_LIMIT))]
 
 
 def recent(db: sqlite3.Connection, now: float) -> list[int]:

@@ -7,7 +7,7 @@ from typing import Any, Callable, Iterable
 from engine.changes import ChangeRecord
 from engine.errors import NotFound
 from engine.history import audit, reading, timeline
-from engine.store import stats
+from engine.store import stats, verify
 from engine.store.context import Context
 from engine.store.journal import changes_between
 from engine.store.records import Fact, JournalEntry, load_facts, read_journal
@@ -61,6 +61,10 @@ class History:
         with ctx.store.guard():
             found = stats.counts(ctx.store.db, ctx.model_id, self._vector_bytes())
         return {"path": str(ctx.path), **found, "read_only": ctx.read_only}
+
+    def verify(self) -> verify.Verification:
+        with self._ctx.store.guard():
+            return verify.check_file(self._ctx.store.db)
 
     def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
         ctx = self._ctx

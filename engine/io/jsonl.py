@@ -15,21 +15,33 @@ from engine.absorb.planner import RawItem
 from engine.errors import InvalidInput, MemLensError
 
 MAX_LINE_BYTES = 1 << 20
+# The whole input's cap: every line read is kept until the plan is made, and a stream such as
+# /dev/urandom or /dev/zero never ends. 128 MiB holds an export of ~200,000 facts.
+MAX_INPUT_BYTES = 128 << 20
 
 
 def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
-    """(line number, bytes, too long) for each line; an overlong line is drained, not kept."""
-    number = 0
+    """(line number, bytes, too long) for each line; an overlong line is drained, not kept.
+
+    Raises ``InvalidInput`` naming the cap once more than ``MAX_INPUT_BYTES`` were read
+    (drained bytes count too), so the caller writes nothing from a truncated input.
+    """
+    number, total, cap = 0, 0, MAX_INPUT_BYTES
     while True:
         chunk = stream.readline(MAX_LINE_BYTES + 1)
         if not chunk:
             return
+        total += len(chunk)
         number += 1
         too_long = len(chunk) > MAX_LINE_BYTES
-        while too_long and not chunk.endswith(b"\n"):
+        while too_long and not chunk.endswith(b"\n") and total <= cap:
             chunk = stream.readline(MAX_LINE_BYTES)
+            total += len(chunk)
             if not chunk:
                 break
+        if total > cap:
+            raise InvalidInput(f"the input is larger than the cap of {cap:,} bytes (MAX_INPUT_BYTES); "
+                               f"split it into smaller files")
         yield number, (b"" if too_long else chunk), too_long
 
 

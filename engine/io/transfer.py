@@ -3,7 +3,7 @@
 An export starts with a header line ``{"memlens_export": 1, ...}`` followed by
 one line per fact (with its outgoing edges). Restoring one is a plan of kind
 ``import``: each record is validated and scanned for secrets like any
-absorb, exact duplicates of stored facts are skipped, and the rest keep
+absorb, every other field checked for shape (``export_record``), exact duplicates of stored facts are skipped, and the rest keep
 their status and timestamps. Into an empty memory the ids are kept too, so
 a round trip is exact; otherwise new ids are given and edges remapped.
 """
@@ -15,21 +15,18 @@ from typing import IO, Any, Iterator
 
 import numpy as np
 
-from engine.plans.apply import Changes
 from engine.clock import format_time, parse_time
 from engine.config import MemorySettings
-from engine.store.decay import KINDS, SCOPES, STATUSES
-from engine.store.entities import link_entities
 from engine.errors import InvalidInput, SecretRejected
+from engine.io.export_record import check_record
 from engine.io.jsonl import dumps
-from engine.store.migrations import EDGE_TYPES, LATEST_VERSION
+from engine.plans.apply import Changes
+from engine.store.entities import link_entities
+from engine.store.migrations import LATEST_VERSION
 from engine.store.plans import Plan, PlanItem
-from engine.store.records import (FACT_COLUMNS, content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash)
-from engine.absorb.secrets import first_secret
-from engine.absorb.validation import check_text, parse_entities, parse_relations
+from engine.store.records import FACT_COLUMNS, content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash
 
 EXPORT_FORMAT = 1
-_TIME_FIELDS = ("created_at", "last_reinforced", "last_accessed", "expires_at")
 
 
 def export_lines(db: sqlite3.Connection, now: float) -> Iterator[str]:
@@ -51,38 +48,6 @@ def is_export_header(value: Any) -> bool:
     return isinstance(value, dict) and "memlens_export" in value
 
 
-def _record(value: Any, limits: MemorySettings) -> dict[str, Any]:
-    if not isinstance(value, dict) or not isinstance(value.get("id"), int):
-        raise InvalidInput("an export record needs an integer 'id'")
-    text, _ = check_text(value.get("text"), limits)
-    if hit := first_secret(text):
-        raise SecretRejected(hit.rule, hit.start, hit.end)
-    for name, allowed in (("scope", SCOPES), ("kind", KINDS), ("status", STATUSES)):
-        if value.get(name) not in allowed:
-            raise InvalidInput(f"{name} must be one of {', '.join(allowed)}")
-    record = dict(value, text=text)
-    for name in _TIME_FIELDS:
-        if record.get(name) is not None:
-            record[name] = parse_time(record[name])
-    if record.get("created_at") is None:
-        raise InvalidInput("an export record needs created_at")
-    edges = record.get("edges") or []
-    if not isinstance(edges, list) or any(not isinstance(e, dict) or e.get("type") not in EDGE_TYPES
-                                          or not isinstance(e.get("to"), int) for e in edges):
-        raise InvalidInput("edges must be a list of {type, to} with a known type and an integer id")
-    meta = record.get("metadata") or {}
-    if not isinstance(meta, dict):
-        raise InvalidInput("metadata must be an object")
-    entities = parse_entities(meta.get("entities", []))
-    record["metadata"] = {k: v for k, v in (("entities", entities),
-                                            ("relations", parse_relations(meta.get("relations", []), entities))) if v}
-    for name in ("confidence", "importance"):
-        number = record.get(name, 0.5)
-        if isinstance(number, bool) or not isinstance(number, (int, float)) or not 0 <= number <= 1:
-            raise InvalidInput(f"{name} must be a number between 0 and 1")
-    return record
-
-
 def plan_restore(db: sqlite3.Connection, entries: list[tuple[int, Any, str | None]], limits: MemorySettings) -> list[PlanItem]:
     """Items of an import plan from (index, parsed record, read error) entries."""
     items, valid = [], []
@@ -90,7 +55,7 @@ def plan_restore(db: sqlite3.Connection, entries: list[tuple[int, Any, str | Non
         try:
             if error:
                 raise InvalidInput(error)
-            valid.append((index, _record(value, limits)))
+            valid.append((index, check_record(value, limits)))
         except SecretRejected as err:
             items.append(PlanItem(index, "rejected", "secrets", str(err)))
         except InvalidInput as err:
@@ -137,8 +102,10 @@ def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vector
     for it in selected:
         for edge in it.incoming.get("edges") or []:
             if edge["to"] in new_id and it.outcome == "new":
-                at = parse_time(edge["at"]) if isinstance(edge.get("at"), str) else now
-                insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], at, plan.id)
+                at = edge.get("at")
+                if isinstance(at, str):  # a draft planned before times were parsed at planning
+                    at = parse_time(at)
+                insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], now if at is None else at, plan.id)
     return changes
 
 

@@ -14,12 +14,14 @@ from typing import Any, Callable
 
 import numpy as np
 
+from engine.absorb.validation import Incoming, expires_at
+from engine.errors import PlanError
+from engine.store import journal_chain
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
-from engine.errors import PlanError
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
-from engine.store.records import add_aliases, content_hash, fact_columns, insert_edge, insert_fact, update_fact
-from engine.absorb.validation import Incoming, expires_at
+from engine.store.records import (add_aliases, content_hash, fact_columns, insert_edge, insert_fact, stored_list,
+                                  update_fact)
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
@@ -89,7 +91,7 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem],
             problems.append(f"item {it.index}: fact {it.target_id} is now {now} (was {it.target_status})")
             continue
         for column, value in (it.before or {}).items():
-            current = json.loads(fact[column] or "[]") if column == "tags" else fact[column]
+            current = stored_list(fact[column], "tags") if column == "tags" else fact[column]
             if current != value:
                 problems.append(f"item {it.index}: the {column} of fact {it.target_id} changed since the plan "
                                 f"was made")
@@ -175,8 +177,7 @@ class PlanWriter:
         for it in selected:
             if it.edges and it.fact_id is not None:
                 self._add_edges(it)
-        self.db.executemany("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-                            self._journal)
+        journal_chain.append(self.db, self._journal)
         return self.changes
 
     def _retire(self, it: PlanItem) -> None:
@@ -202,7 +203,8 @@ class PlanWriter:
             self.changes.deactivated.append(edge["to_id"])
 
     def _retag(self, it: PlanItem) -> None:
-        before = json.loads(self.db.execute("SELECT tags FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0])
+        before = stored_list(self.db.execute("SELECT tags FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0],
+                             "tags")
         update_fact(self.db, it.target_id, {"tags": list(it.tags or [])})
         it.fact_id = it.target_id
         self._log("retag", it.target_id, {"before": {"tags": before}, "after": {"tags": list(it.tags or [])},
@@ -258,7 +260,9 @@ class PlanWriter:
                 if not entry:
                     continue  # the usual re-absorb: same text, no source, so no evidence to parse or add
                 if now["evidence"] is None:
-                    now["evidence"] = json.loads(now["stored_evidence"] or "[]")
+                    now["evidence"] = stored_list(now["stored_evidence"], "evidence")
+                    if now["evidence"] is None:  # damaged: kept as stored for verify and a person to see
+                        break
                 if entry not in now["evidence"]:
                     now["evidence"].append(entry)
                     aliases += [(it.fact_id, entry["text"])] if entry.get("text") else []

@@ -2,8 +2,9 @@
 
 Each migration runs in its own transaction. The triggers here are what makes
 the archive append-only even for someone with a raw SQL shell: no ``DELETE``
-on any record table, and a fact's identity (id, text, scope, created_at,
-content_hash) can never be rewritten.
+on any record table, a fact's identity (id, text, scope, created_at,
+content_hash) can never be rewritten, and no row can be overwritten by
+``INSERT OR REPLACE`` (version 3). Version 4 chains the journal's entries by hash.
 """
 
 from __future__ import annotations
@@ -196,21 +197,92 @@ def add_sessions_and_profile() -> str:
         """
 
 
-MIGRATIONS: list[tuple[str, Callable[[], str]]] = [
+def _forbid_overwrite(table: str, keys: tuple[tuple[str, ...], ...], action: str) -> str:
+    """A BEFORE INSERT trigger for rows whose key (any of ``keys``) is taken.
+
+    ``INSERT OR REPLACE`` deletes the old row without firing DELETE triggers (unless the
+    connection turned on recursive_triggers, which a raw shell does not), so without this a
+    REPLACE rewrites what the UPDATE and DELETE triggers protect. ``action`` is ABORT, or
+    IGNORE for tables the engine itself writes with ``INSERT OR IGNORE``: the old row stays
+    either way, and those inserts keep their meaning.
+    """
+    taken = " OR ".join(
+        f"EXISTS (SELECT 1 FROM {table} WHERE " + " AND ".join(f"{c} = NEW.{c}" for c in key) + ")" for key in keys)
+    message = f", 'memlens: a row of {table} with this key exists and is never replaced'" if action == "ABORT" else ""
+    return (f"CREATE TRIGGER {table}_never_replaced BEFORE INSERT ON {table} WHEN {taken} BEGIN "
+            f"SELECT RAISE({action}{message}); END;")
+
+
+def forbid_replace() -> str:
+    """Version 3: no append-only row can be replaced, by INSERT OR REPLACE or UPDATE OR REPLACE.
+
+    UPDATE OR REPLACE deletes the row whose unique key an update collides with, so the key
+    columns of the tables that had no UPDATE trigger are made immutable too.
+    """
+    return "\n".join([
+        _forbid_overwrite("facts", (("id",),), "ABORT"),
+        _forbid_overwrite("journal", (("id",),), "ABORT"),
+        _forbid_overwrite("plans", (("id",),), "ABORT"),
+        _forbid_overwrite("profile_versions", (("id",),), "ABORT"),
+        _forbid_overwrite("entities", (("id",), ("norm_name", "type")), "ABORT"),
+        _forbid_overwrite("edges", (("id",), ("src_id", "dst_id", "type")), "IGNORE"),
+        _forbid_overwrite("text_aliases", (("content_hash", "fact_id"),), "IGNORE"),
+        _forbid_overwrite("entity_mentions", (("fact_id", "entity_id"),), "IGNORE"),
+        _forbid_overwrite("relations", (("id",), ("src_entity", "type", "dst_entity", "fact_id")), "IGNORE"),
+        _forbid_overwrite("session_snapshots", (("session_id",),), "IGNORE"),
+        _forbid_update("text_aliases", ("content_hash", "fact_id"), "text aliases are immutable"),
+        _forbid_update("entities", ("id", "name", "norm_name", "type", "created_at"), "entities are immutable"),
+        _forbid_update("entity_mentions", ("fact_id", "entity_id"), "entity mentions are immutable"),
+        _forbid_update("relations", ("id", "src_entity", "type", "dst_entity", "fact_id", "created_at"),
+                       "relations are immutable"),
+    ])
+
+
+def chain_the_journal(db: sqlite3.Connection) -> None:
+    """Version 4: each journal entry stores a hash over the previous entry's hash and its own content.
+
+    The hash is computed in Python (SQLite has no SHA-256), so existing rows get theirs here,
+    with the append-only trigger lifted for this transaction only, and new rows when written
+    (``journal_chain.append``). ``verify`` recomputes the chain.
+    """
+    from engine.store.journal_chain import chain_existing  # the chain's rules live with the chain
+
+    db.execute("DROP TRIGGER journal_immutable")
+    db.execute("ALTER TABLE journal ADD COLUMN chain TEXT")
+    chain_existing(db)
+    db.execute("CREATE TRIGGER journal_immutable BEFORE UPDATE ON journal BEGIN "
+               "SELECT RAISE(ABORT, 'memlens: the journal is append-only'); END;")
+
+
+Step = Callable[[], str] | Callable[[sqlite3.Connection], None]
+MIGRATIONS: list[tuple[str, Step]] = [
     ("create_archive", create_archive),
     ("add_sessions_and_profile", add_sessions_and_profile),
+    ("forbid_replace", forbid_replace),
+    ("chain_the_journal", chain_the_journal),
 ]
+# Steps that run Python against the connection instead of returning a script.
+_PYTHON_STEPS = {"chain_the_journal"}
 LATEST_VERSION = len(MIGRATIONS)
 
 
 def migrate(db: sqlite3.Connection, current: int) -> None:
     """Apply every migration after ``current``, each in its own transaction."""
-    for version, (_name, step) in enumerate(MIGRATIONS, start=1):
+    for version, (name, step) in enumerate(MIGRATIONS, start=1):
         if version <= current:
             continue
-        # executescript commits any open transaction first, so the script carries its own.
         try:
-            db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")
+            if name in _PYTHON_STEPS:
+                db.execute("BEGIN IMMEDIATE")
+                if db.execute("PRAGMA user_version").fetchone()[0] >= version:
+                    db.execute("ROLLBACK")  # another process migrated while this one waited for the lock
+                    continue
+                step(db)  # type: ignore[call-arg]
+                db.execute(f"PRAGMA user_version = {version}")
+                db.execute("COMMIT")
+            else:
+                # executescript commits any open transaction first, so the script carries its own.
+                db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")  # type: ignore[call-arg]
         except BaseException as err:
             if db.in_transaction:
                 db.execute("ROLLBACK")

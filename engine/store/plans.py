@@ -17,6 +17,7 @@ from typing import Any
 from engine.changes import ChangeRecord
 from engine.clock import format_time
 from engine.errors import NotFound
+from engine.store.ids import check_id
 
 OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected",
             "archive", "expire", "link", "retag", "prefer")
@@ -120,7 +121,7 @@ def _plan_from_row(row: sqlite3.Row) -> Plan:
 
 
 def load_plan(db: sqlite3.Connection, plan_id: int) -> Plan:
-    row = db.execute("SELECT * FROM plans WHERE id = ?", (plan_id,)).fetchone()
+    row = db.execute("SELECT * FROM plans WHERE id = ?", (check_id(plan_id, "a plan id"),)).fetchone()
     if row is None:
         raise NotFound(f"there is no plan {plan_id} in this memory")
     return _plan_from_row(row)

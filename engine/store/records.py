@@ -16,6 +16,9 @@ from typing import Any, Iterable
 import numpy as np
 
 from engine.clock import format_time
+from engine.errors import InvalidInput
+from engine.store import journal_chain
+from engine.store.ids import MAX_ID, check_id
 
 
 
@@ -56,6 +59,9 @@ class Fact:
     content_hash: str
     embedding_model: str | None
     plan_id: int | None = None
+    # What could not be read as stored (a column of bad JSON or of the wrong shape): the fact is
+    # still shown, with the column emptied and this note, rather than failing every read.
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def sources(self) -> list[str]:
@@ -76,6 +82,7 @@ class Fact:
             "session_id": self.session_id, "source": self.source, "sources": self.sources,
             "evidence": self.evidence, "metadata": self.metadata,
             "content_hash": self.content_hash, "embedding_model": self.embedding_model,
+            **({"damaged": self.damaged} if self.damaged else {}),
         }
 
 
@@ -86,20 +93,57 @@ FACT_COLUMNS = (
 )
 
 
-def _json_column(text: Any, empty: list | dict) -> Any:
+def _is_text(value: Any) -> bool:
+    return isinstance(value, str)
+
+
+def _is_evidence(value: Any) -> bool:
+    return isinstance(value, dict) and all(isinstance(v, str) for v in value.values())
+
+
+def _is_metadata(value: Any) -> bool:
+    entities, relations = value.get("entities", []), value.get("relations", [])
+    return (isinstance(entities, list) and all(isinstance(e, dict) and _is_text(e.get("name"))
+                                               and _is_text(e.get("type")) for e in entities)
+            and isinstance(relations, list)
+            and all(isinstance(r, list) and len(r) == 3 and all(map(_is_text, r)) for r in relations))
+
+
+# column -> (empty value, check of one element (lists) or of the whole (objects))
+_JSON_COLUMNS = (("tags", [], _is_text), ("evidence", [], _is_evidence), ("metadata", {}, _is_metadata))
+
+
+def _json_column(text: Any, empty: list | dict, valid: Any) -> tuple[Any, str | None]:
+    """(value, None), or (empty, what is wrong) for a column a read cannot use as stored."""
     if not text or text == "[]" or text == "{}":  # most facts: no JSON parse (a third of loading one)
-        return type(empty)()
+        return type(empty)(), None
     try:
-        return json.loads(text)
-    except (TypeError, json.JSONDecodeError):
-        return type(empty)()  # a damaged JSON column must not hide the fact itself
+        value = json.loads(text)
+    except (TypeError, ValueError, RecursionError):
+        return type(empty)(), "is not valid JSON"
+    if not isinstance(value, type(empty)):
+        return type(empty)(), f"is not a JSON {'list' if isinstance(empty, list) else 'object'}"
+    if not (all(map(valid, value)) if isinstance(value, list) else valid(value)):
+        return type(empty)(), "has entries of an unexpected shape"
+    return value, None
+
+
+def stored_list(text: Any, column: str) -> list | None:
+    """A stored tags or evidence list for a write to build on; None when damaged (leave it as it is)."""
+    empty, valid = {"tags": ([], _is_text), "evidence": ([], _is_evidence)}[column]
+    value, problem = _json_column(text, empty, valid)
+    return None if problem else value
 
 
 def fact_from_row(row: sqlite3.Row) -> Fact:
+    """A fact from its row; damaged JSON columns are emptied and named in ``damaged``, never raised."""
     values = dict(row)
-    for key, empty in (("tags", []), ("evidence", []), ("metadata", {})):
-        values[key] = _json_column(values[key], empty)
-    return Fact(**values)
+    damaged = []
+    for key, empty, valid in _JSON_COLUMNS:
+        values[key], problem = _json_column(values[key], empty, valid)
+        if problem:
+            damaged.append(f"{key} {problem}; shown empty")
+    return Fact(**values, damaged=damaged)
 
 
 def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
@@ -109,7 +153,7 @@ def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
 
 def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:
     """Some columns of some facts by id (``columns`` is a constant of the caller, never user text)."""
-    wanted = list(dict.fromkeys(ids))
+    wanted = [check_id(i, "a fact id") for i in dict.fromkeys(ids)]
     found: dict[int, sqlite3.Row] = {}
     for start in range(0, len(wanted), 500):
         chunk = wanted[start:start + 500]
@@ -208,8 +252,8 @@ def edges_touching(db: sqlite3.Connection, fact_ids: Iterable[int]) -> list[dict
 
 def journal(db: sqlite3.Connection, at: float, actor: str, action: str, fact_id: int | None,
             plan_id: int | None, details: dict[str, Any]) -> None:
-    db.execute("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) VALUES (?, ?, ?, ?, ?, ?)",
-               (at, actor, action, fact_id, plan_id, json.dumps(details, ensure_ascii=False, sort_keys=True)))
+    journal_chain.append(db, [(at, actor, action, fact_id, plan_id,
+                               json.dumps(details, ensure_ascii=False, sort_keys=True))])
 
 
 @dataclass
@@ -228,10 +272,14 @@ class JournalEntry:
 
 
 def read_journal(db: sqlite3.Connection, fact_id: int | None, after_id: int, limit: int) -> list[JournalEntry]:
+    if isinstance(after_id, bool) or not isinstance(after_id, int) or not 0 <= after_id <= MAX_ID:
+        raise InvalidInput(f"after_id must be a whole number from 0 to {MAX_ID}")
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_ID:
+        raise InvalidInput(f"limit must be a whole number from 1 to {MAX_ID}")
     where, params = "id > ?", [after_id]
     if fact_id is not None:
         where += " AND fact_id = ?"
-        params.append(fact_id)
+        params.append(check_id(fact_id, "a fact id"))
     rows = db.execute(f"SELECT id, at, actor, action, fact_id, plan_id, details FROM journal WHERE {where} "
                       f"ORDER BY id LIMIT ?", params + [limit]).fetchall()
     entries = []

@@ -14,16 +14,17 @@ from typing import NoReturn, Sequence
 
 from engine.clock import fixed_clock, system_clock
 from engine.config import load_settings
-from engine.store.decay import KINDS, SCOPES, STATUSES
 from engine.errors import MemLensError
-from engine.history.reading import MODES
-from engine.io.importers import IMPORT_FORMATS
-from engine.paths import config_path_for, default_memory_path
 from engine.faces.cli import commands
 from engine.faces.cli.agent import add_agent
 from engine.faces.cli.frontends import add_gui
 from engine.faces.cli.graph import add_graph
 from engine.faces.cli.housekeeping import add_housekeeping
+from engine.faces.cli.verify import add_verify
+from engine.history.reading import MODES
+from engine.io.importers import IMPORT_FORMATS
+from engine.paths import config_path_for, default_memory_path
+from engine.store.decay import KINDS, SCOPES, STATUSES
 
 
 class Parser(argparse.ArgumentParser):
@@ -159,6 +160,7 @@ def build_parser() -> Parser:
         add(sub)
     add_graph(sub, Parser)
     add_housekeeping(sub)
+    add_verify(sub)
     add_agent(sub, Parser)
     add_gui(sub)
     return parser

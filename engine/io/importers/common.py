@@ -13,9 +13,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine.absorb.planner import RawItem
+from engine.absorb.validation import secret_in
 from engine.clock import parse_time
-from engine.io.jsonl import open_input
 from engine.errors import InvalidInput
+from engine.io.jsonl import open_input
 
 # One file's cap: a mem0 dump of 100k memories is about 40 MB; a bigger file is more likely
 # a wrong path (a database, a video) than notes, and would be read whole into memory.
@@ -35,6 +36,11 @@ class Batch:
 
     def reject(self, message: str) -> None:
         self.items.append(RawItem(None, message))
+
+
+def shown_label(label: str) -> str:
+    """``label`` for an error message, unless the path in it looks like a secret (``notes/ghp_….md``)."""
+    return label.split(":", 1)[0] + ": a file whose path looks like a secret" if secret_in(label) else label
 
 
 def read_bytes(path: Path, cap: int = MAX_FILE_BYTES) -> bytes:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from engine.errors import InvalidInput, MemLensError
-from engine.io.importers.common import Batch, decode, iso_time, read_bytes
+from engine.io.importers.common import Batch, decode, iso_time, read_bytes, shown_label
 
 _BULLET = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+(.*))?$")
 _TASK = re.compile(r"^\[([ xX])\]\s*(.*)$")
@@ -34,13 +34,16 @@ def read(path: Path) -> Batch:
     root, files = _files(path)
     batch = Batch()
     for file in files:
+        # The label becomes each fact's source, which absorb scans like any field; errors use a
+        # redacted form, since a rejected entry's message is stored in the plan.
         label = f"markdown:{file.relative_to(root).as_posix()}"
+        shown = shown_label(label)
         try:
             data = read_bytes(file)
         except MemLensError as err:  # one unreadable or oversized note must not stop the others
-            batch.reject(f"{label}: {err}")
+            batch.reject(f"{label}: {err}" if shown == label else f"{shown}: cannot be read")
             continue
-        text, error = decode(data, label)
+        text, error = decode(data, shown)
         if error:
             batch.reject(error)
             continue

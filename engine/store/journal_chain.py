@@ -1,0 +1,99 @@
+"""The journal's hash chain: tamper evidence for the audit trail.
+
+Triggers stop edits through SQL, but not someone who drops them, edits the file's bytes or
+copies rows between files. So each entry stores ``chain``: SHA-256 over the previous entry's
+chain and this entry's own content (id, time, actor, action, fact and plan ids, the details
+exactly as stored, and the content hash of the fact it names). Changing, removing or
+inserting an entry then breaks the chain at that point, and ``verify`` says where.
+
+What it cannot show: entries removed from the end (nothing follows them), or a chain
+recomputed from scratch by someone with this code; for those, keep a copy of the latest
+chain value elsewhere (``memlens verify --json`` prints it).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from typing import Any, Iterable, Iterator
+
+GENESIS = "0" * 64  # the "previous chain" of the first entry
+_BATCH = 5000
+JournalRow = tuple[float, str, str, "int | None", "int | None", str]  # at, actor, action, fact_id, plan_id, details
+
+
+def entry_hash(prev: str, entry_id: int, at: float, actor: str, action: str, fact_id: int | None,
+               plan_id: int | None, details: str, fact_hash: str | None) -> str:
+    # float(at): a time written as an int is read back from the REAL column as a float
+    content = json.dumps([entry_id, float(at), actor, action, fact_id, plan_id, details, fact_hash],
+                         ensure_ascii=False, separators=(",", ":"))
+    return hashlib.sha256(f"{prev}\n{content}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _fact_hashes(db: sqlite3.Connection, fact_ids: Iterable[int | None]) -> dict[int, str]:
+    wanted = sorted({f for f in fact_ids if f is not None})
+    found: dict[int, str] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        found.update(db.execute(f"SELECT id, content_hash FROM facts WHERE id IN ({','.join('?' * len(chunk))})",
+                                chunk).fetchall())
+    return found
+
+
+def append(db: sqlite3.Connection, rows: list[JournalRow]) -> None:
+    """Write journal rows in order, each chained to the one before (inside the caller's write transaction).
+
+    Ids are given explicitly because the hash commits to them; the write transaction holds the
+    file's write lock, so no other writer can take the next id meanwhile.
+    """
+    if not rows:
+        return
+    last = db.execute("SELECT id, chain FROM journal ORDER BY id DESC LIMIT 1").fetchone()
+    next_id, prev = (last[0] + 1, last[1] or GENESIS) if last else (1, GENESIS)
+    hashes = _fact_hashes(db, (r[3] for r in rows))
+    values = []
+    for offset, (at, actor, action, fact_id, plan_id, details) in enumerate(rows):
+        entry_id = next_id + offset
+        prev = entry_hash(prev, entry_id, at, actor, action, fact_id, plan_id, details,
+                          hashes.get(fact_id) if fact_id is not None else None)
+        values.append((entry_id, at, actor, action, fact_id, plan_id, details, prev))
+    db.executemany("INSERT INTO journal (id, at, actor, action, fact_id, plan_id, details, chain) "
+                   "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+
+
+def _entries(db: sqlite3.Connection) -> Iterator[sqlite3.Row | tuple[Any, ...]]:
+    cursor = db.execute("SELECT j.id, j.at, j.actor, j.action, j.fact_id, j.plan_id, j.details, f.content_hash, "
+                        "j.chain FROM journal j LEFT JOIN facts f ON f.id = j.fact_id ORDER BY j.id")
+    while rows := cursor.fetchmany(_BATCH):
+        yield from rows
+
+
+def chain_existing(db: sqlite3.Connection) -> None:
+    """Compute the chain of every entry, oldest first (the migration; the caller lifted the UPDATE trigger)."""
+    prev, updates = GENESIS, []
+    for entry_id, at, actor, action, fact_id, plan_id, details, fact_hash, _ in list(_entries(db)):
+        prev = entry_hash(prev, entry_id, at, actor, action, fact_id, plan_id, details, fact_hash)
+        updates.append((prev, entry_id))
+    db.executemany("UPDATE journal SET chain = ? WHERE id = ?", updates)
+
+
+def broken_links(db: sqlite3.Connection, limit: int = 100) -> tuple[list[tuple[int, str]], str | None]:
+    """((entry id, what is wrong) for entries whose chain does not match, up to ``limit``; the head chain).
+
+    Each entry is checked against the chain stored in the one before it, so a change shows at
+    the entry changed (and a removal at the entry after the gap) rather than at every later one.
+    """
+    problems: list[tuple[int, str]] = []
+    prev, head = GENESIS, None
+    for entry_id, at, actor, action, fact_id, plan_id, details, fact_hash, chain in _entries(db):
+        if chain is None:
+            problems.append((entry_id, "has no chain hash (written outside MemLens)"))
+        elif chain != entry_hash(prev, entry_id, at, actor, action, fact_id, plan_id, details, fact_hash):
+            problems.append((entry_id, "does not match its chain hash: it, its fact's text, or the entry "
+                                       "before it was changed, removed or inserted"))
+        prev = chain or GENESIS
+        head = chain
+        if len(problems) >= limit:
+            break
+    return problems, head

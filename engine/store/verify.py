@@ -1,0 +1,105 @@
+"""``verify``: is this memory file intact, and has anything been changed behind MemLens's back?
+
+Four checks, each independent (one that cannot run is itself a problem, and the others
+still run): SQLite's own ``PRAGMA integrity_check`` (the file's pages and indexes), each
+fact's ``content_hash`` against its text (the text is immutable, so a mismatch is an edit
+with the triggers dropped, or damage), the journal's hash chain (``journal_chain``), and
+the full-text index against the facts (FTS5 ``integrity-check`` with content comparison).
+
+Problems name a place (a fact or journal id, a page) and what is wrong, never a fact's text.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from typing import Any, Callable
+
+from engine.store.journal_chain import broken_links
+from engine.store.records import content_hash
+
+MAX_PER_CHECK = 100  # a badly damaged file would otherwise list every row
+
+
+@dataclass(frozen=True)
+class Problem:
+    check: str  # integrity, facts, journal or fts
+    where: str | None
+    message: str
+
+    def __str__(self) -> str:
+        return f"{self.check}: {self.where + ': ' if self.where else ''}{self.message}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"check": self.check, "where": self.where, "message": self.message}
+
+
+def _integrity(db: sqlite3.Connection) -> list[Problem]:
+    rows = [r[0] for r in db.execute(f"PRAGMA integrity_check({MAX_PER_CHECK})")]
+    return [] if rows == ["ok"] else [Problem("integrity", None, str(r)) for r in rows]
+
+
+def _facts(db: sqlite3.Connection) -> list[Problem]:
+    problems = []
+    cursor = db.execute("SELECT id, text, content_hash FROM facts ORDER BY id")
+    while (rows := cursor.fetchmany(2000)) and len(problems) < MAX_PER_CHECK:
+        for fact_id, text, stored in rows:
+            if not isinstance(text, str) or content_hash(text) != stored:
+                problems.append(Problem("facts", f"fact {fact_id}", "its text does not match its content_hash "
+                                                                   "(changed outside MemLens, or damaged)"))
+    return problems[:MAX_PER_CHECK]
+
+
+def _journal(db: sqlite3.Connection) -> list[Problem]:
+    broken, _ = broken_links(db, MAX_PER_CHECK)
+    return [Problem("journal", f"journal {entry_id}", message) for entry_id, message in broken]
+
+
+def _fts(db: sqlite3.Connection) -> list[Problem]:
+    # rank 1: compare the index with the facts table too, not only with itself
+    try:
+        db.execute("INSERT INTO facts_fts(facts_fts, rank) VALUES ('integrity-check', 1)")
+    except sqlite3.OperationalError as err:
+        if "readonly" in str(err) or "read-only" in str(err):
+            return []  # the check needs a write statement; a read-only file is checked by the others
+        raise
+    except sqlite3.DatabaseError:
+        return [Problem("fts", None, "the full-text index does not match the facts; search may miss or "
+                                     "misreport facts (rebuild it with a copy: INSERT INTO facts_fts(facts_fts) "
+                                     "VALUES ('rebuild'))")]
+    return []
+
+
+CHECKS: tuple[tuple[str, Callable[[sqlite3.Connection], list[Problem]]], ...] = (
+    ("integrity", _integrity), ("facts", _facts), ("journal", _journal), ("fts", _fts))
+
+
+def verify(db: sqlite3.Connection) -> list[Problem]:
+    """Every problem found, in check order; an empty list means the file is intact as far as can be told."""
+    problems: list[Problem] = []
+    for name, check in CHECKS:
+        try:
+            problems += check(db)
+        except sqlite3.DatabaseError as err:
+            problems.append(Problem(name, None, f"could not be checked: {err}"))
+    return problems
+
+
+@dataclass(frozen=True)
+class Verification:
+    problems: list[Problem]
+    # The newest journal entry's chain hash: kept elsewhere, it shows entries cut from the end.
+    journal_head: str | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ok": not self.problems, "problems": [p.to_dict() for p in self.problems],
+                "journal_head": self.journal_head}
+
+
+def check_file(db: sqlite3.Connection) -> Verification:
+    try:
+        row = db.execute("SELECT chain FROM journal ORDER BY id DESC LIMIT 1").fetchone()
+        head = None if row is None else row[0]
+    except sqlite3.DatabaseError:
+        head = None  # the journal check reports why
+    return Verification(verify(db), head)

@@ -1,0 +1,81 @@
+"""Bounded inputs (issue 19): endless streams, ids beyond 64 bits and out-of-range settings are refused.
+
+``import /dev/urandom`` read forever (RSS growing), an id of 2^63 reached SQLite and ended in an
+``OverflowError`` traceback, and ``candidates = -5`` loaded silently. Each is now a one-line
+error naming the cap, the id or the key, before anything is written.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from engine.io import jsonl
+from engine.config import load_settings
+from engine.errors import MemLensError
+from tests.cli.conftest import Run, run  # noqa: F401  (the fixture)
+
+FACT = "The deploy pipeline runs on the staging cluster every night at two."
+
+
+@pytest.mark.parametrize("device", ["/dev/urandom", "/dev/zero"])
+def test_an_endless_stream_is_refused_at_the_byte_cap(run: Run, monkeypatch: pytest.MonkeyPatch, device: str,
+                                                      db_path: Path) -> None:
+    monkeypatch.setattr(jsonl, "MAX_INPUT_BYTES", 4 << 20)  # the real cap is 128 MiB; same code path
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 64 << 10)
+    code, out, err = run("import", device)
+    assert code == 1 and "larger than the cap of 4,194,304 bytes" in err
+    code, out, _ = run("export", "-")
+    assert len(out.splitlines()) <= 1  # nothing was written
+
+
+def test_a_long_line_is_one_refused_item(run: Run, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(jsonl, "MAX_LINE_BYTES", 1000)
+    path = tmp_path / "in.jsonl"
+    path.write_text(json.dumps({"text": FACT}) + "\n" + json.dumps({"text": "x" * 5000}) + "\n")
+    code, out, err = run("absorb", "--file", str(path), "--json")
+    assert [it["outcome"] for it in json.loads(out)["items"]] == ["new", "rejected"]
+    assert "longer than 1,000 bytes" in err
+
+
+@pytest.mark.parametrize("args", [
+    ("get", "9223372036854775808"), ("get", "-3"), ("history", "99999999999999999999"),
+    ("journal", "--fact", "9223372036854775808"), ("plan", "show", "99999999999999999999"),
+    ("plan", "apply", "9223372036854775808"), ("plan", "apply", "0"), ("plan", "discard", "-1"),
+])
+def test_an_id_out_of_range_is_a_one_line_error(run: Run, args: tuple[str, ...]) -> None:
+    run("absorb", FACT)
+    code, out, err = run(*args)
+    assert code == 1 and err.count("\n") == 1 and "must be a whole number from 1 to 9223372036854775807" in err
+
+
+def test_tags_are_capped_in_count_and_length(run: Run) -> None:
+    code, out, err = run("absorb", FACT, "--tags", ",".join(f"t{k}" for k in range(40)))
+    assert code == 1 and "at most 32" in err
+    code, out, err = run("absorb", FACT, "--tags", "a" * 101)
+    assert code == 1 and "longer than 100 characters" in err
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("[memory]\ncandidates = -5\n", r"\[memory\] candidates must be between 1 and 1000"),
+    ("[memory]\nduplicate_threshold = 1.5\n", "duplicate_threshold must be between 0 and 1"),
+    ("[memory]\nfreshness_floor = nan\n", "freshness_floor must be a finite number"),
+    ("[memory]\nmin_text_chars = 900\n", "min_text_chars must not exceed max_text_chars"),
+    ("[http]\nport = 70000\n", "port must be between 0 and 65535"),
+    ("[gc]\nsummary_size = 0\n", "summary_size must be between 2 and 1000"),
+    ("[memory]\nghp_a1B2c3D4e5a1B2c3D4e5a1B2c3D4e5abcdef = 1\n", r"unknown key \(name not shown\)"),
+])
+def test_a_config_value_out_of_range_is_refused_with_its_key(tmp_path: Path, content: str, message: str) -> None:
+    path = tmp_path / "memlens.toml"
+    path.write_text(content)
+    with pytest.raises(MemLensError, match=message) as caught:
+        load_settings(path)
+    assert "ghp_" not in str(caught.value)
+
+
+def test_a_config_value_out_of_range_stops_the_cli(run: Run, db_path: Path) -> None:
+    (db_path.parent / "memlens.toml").write_text("[memory]\ncandidates = -5\n")
+    code, out, err = run("search", "deploy")
+    assert code == 1 and "candidates" in err
