@@ -49,7 +49,9 @@ def difference(a: str, b: str) -> str | None:
     if cue:
         return cue
     if c.differs_in_anchor:
-        return f"differs in {_listed(c.anchors[0]) or '-'} vs {_listed(c.anchors[1]) or '-'}"
+        sides = [f"{who} {_listed(words)}" for who, words in (("only one has", c.anchors[0]),
+                                                                ("only the other has", c.anchors[1])) if words]
+        return "; ".join(sides)
     if c.antonyms:
         return f"antonym: {c.antonyms[0]}/{c.antonyms[1]}"
     return None
