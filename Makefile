@@ -17,9 +17,9 @@ run: $(STAMP)
 
 screenshots: $(STAMP)
 	mkdir -p docs/screenshots
-	$(PY) -m gui --demo --screenshot docs/screenshots/search.png --pane search --query "which editor does Maya use" --fact 40
-	$(PY) -m gui --demo --screenshot docs/screenshots/timeline.png --pane timeline --fact 15
-	$(PY) -m gui --demo --screenshot docs/screenshots/timeline-versions.png --pane timeline --fact 40
+	$(PY) -m gui --demo --screenshot docs/screenshots/search.png --pane search --query "which editor does Maya use" --fact 41
+	$(PY) -m gui --demo --screenshot docs/screenshots/timeline.png --pane timeline --fact 16
+	$(PY) -m gui --demo --screenshot docs/screenshots/timeline-versions.png --pane timeline --fact 41
 	$(PY) -m gui --demo --screenshot docs/screenshots/graph.png --pane graph --entity Kazan --steps "<located_in <works_at"
 	$(PY) -m gui --demo --screenshot docs/screenshots/plans.png --pane plans --dry-run gc
 	$(PY) -m gui --demo --screenshot docs/screenshots/contradictions.png --pane contradictions

@@ -27,11 +27,21 @@ class MemorySettings:
     # chosen on LoCoMo (recall@5: floor 0 -> 0.23, 0.5 -> 0.39, 0.8 -> 0.57, 0.9 -> 0.585,
     # 1.0 -> 0.586): old facts stay findable and a fresh fact still wins a near tie.
     freshness_floor: float = 0.9
+    # A duplicate needs this cosine AND to be a near copy (engine/classify.py): at most
+    # duplicate_max_apart content words only one text has, shared words in nearly the same order
+    # (duplicate_min_order, 1 = same order), and no number, identifier, date, name or negation
+    # of its own. A contradiction needs contradict_threshold and a cue (negation, stance
+    # opposite, number) with at most contradict_max_apart other content words changed (a number
+    # change: none). All five chosen by python -m benchmarks.nli on ../shared/eval/nli (most
+    # recall at precision 0.97 / 0.95); held out on grouped folds: duplicate P 0.95 R 0.20,
+    # contradict P 0.95 R 0.78 (was 0.83 / 0.33 and 0.83 / 0.68 in-sample with cosine alone).
     duplicate_threshold: float = 0.97
+    duplicate_max_apart: int = 0
+    duplicate_min_order: float = 0.8
     consolidate_threshold: float = 0.85
-    # Measured on ../shared/eval/nli (python -m benchmarks.nli): related at 0.60 -> 0.50 lifts
-    # accuracy 0.67 -> 0.75; contradict at 0.70 keeps its precision at 0.83 (0.65: 0.79).
-    contradict_threshold: float = 0.70
+    # related: 0.60 -> 0.50 lifted accuracy 0.67 -> 0.75 on the same pairs.
+    contradict_threshold: float = 0.50
+    contradict_max_apart: int = 1
     related_threshold: float = 0.50
     candidates: int = 5
     # Facts scored exactly per search: this many best by a rough score of every fact, and this many

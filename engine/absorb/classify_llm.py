@@ -1,7 +1,11 @@
 """The absorb classifier with an LLM in front of the heuristic (DESIGN §3, step 6).
 
-When an incoming fact has close candidates, the LLM is asked for one strict
-JSON object ``{"outcome", "candidate", "reason"}``. An answer that cannot be
+The heuristic decides first. When its rules leave no doubt (nothing close, a
+same-triple match, a near copy, a near copy with one thing flipped: its
+decision is ``certain``) that decision stands and no call is made; the LLM is
+asked only about the uncertain band (close, but the words differ in ways the
+rules cannot read), for one strict JSON object ``{"outcome", "candidate",
+"reason"}``. An answer that cannot be
 used (no connection, a timeout, prose, broken JSON, an unknown outcome, a
 candidate number out of range) falls back to the heuristic, and the
 decision's ``decided_by`` and reason say which decided and why.
@@ -56,17 +60,19 @@ class LLMClassifier:
         self.client = client
 
     def __call__(self, item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision:
+        heuristic = classify(item, candidates, limits)
+        if heuristic.certain:
+            return heuristic
         close = [c for c in candidates if c.cosine >= limits.related_threshold or same_key(item, _as_incoming(c))]
         if not close:
-            return classify(item, candidates, limits)  # nothing to compare with: no call needed
+            return heuristic  # nothing to compare with: no call needed
         try:
             return _decision(self.client.ask_json(SYSTEM, _prompt(item, close), max_tokens=200), close)
         except LLMError as err:
             if err.kind == "bad_shape":
                 self.client.stats["bad_shape"] += 1
-            fallback = classify(item, candidates, limits)
-            return Decision(fallback.outcome, fallback.target, fallback.similarity, "heuristic",
-                            f"{fallback.reason} (LLM not used: {err.kind})")
+            return Decision(heuristic.outcome, heuristic.target, heuristic.similarity, "heuristic",
+                            f"{heuristic.reason} (LLM not used: {err.kind})")
 
 
 def _as_incoming(c: Candidate) -> Incoming:

@@ -3,7 +3,8 @@
 Order: validate and reject secrets; merge identical texts in the batch and
 drop exact duplicates of stored facts by hash (no embedding computed for
 them: the fast path); embed the rest; merge near-identical batch items
-(cosine >= 0.85) unless a conflict cue says they disagree; gather
+(cosine >= 0.85) unless they differ in a cue, identifier, number, date or
+name, or the survivor's words would not hold the merged item's; gather
 candidates (nearest active facts, same-triple facts, earlier batch items);
 classify each survivor.
 """
@@ -12,18 +13,19 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
 from engine.absorb.classify import Candidate, classify
+from engine.absorb.conflict import difference, words_covered
+from engine.absorb.text_contrast import profile
+from engine.absorb.validation import Incoming, reject_secrets, validate
 from engine.config import MemorySettings
-from engine.absorb.conflict import conflict_cue
 from engine.errors import InvalidInput, SecretRejected
+from engine.search.vectors import VectorIndex
 from engine.store.plans import INSERTING, PlanItem
 from engine.store.records import active_with_triple, candidate_rows, content_hash, normalise_text, stored_matches
-from engine.absorb.validation import Incoming, reject_secrets, validate
-from engine.search.vectors import VectorIndex
 
 
 @dataclass
@@ -112,37 +114,99 @@ def _merge_identical(work: list[_Work]) -> tuple[list[PlanItem], list[_Work]]:
     return merged, kept
 
 
-def _merge_near(work: list[_Work], limits: MemorySettings) -> tuple[list[PlanItem], list[_Work]]:
-    """N->1 by cosine; the most informative item of a group survives, and disagreeing items never merge."""
+# Rows of batch vectors compared at a time in ``_merge_near``: similarity blocks are at most
+# MERGE_BLOCK x MERGE_BLOCK floats (4 MiB), however large the batch (a 100k-line import as one
+# n x n matrix needed 37 GiB).
+MERGE_BLOCK = 1024
+
+
+def _may_fold(a: _Work, b: _Work) -> bool:
+    """Two close items are one fact: nothing tells them apart and one's words hold all the other's.
+
+    The survivor's text is what search indexes (the merged text is kept only as evidence and
+    a hash alias), so a merge that would hide words from search is not made; both items go on
+    to the classifier and are linked instead.
+    """
+    if a.same_key(b) or difference(a.item.text, b.item.text):
+        return False
+    return words_covered(a.item.text, b.item.text) or words_covered(b.item.text, a.item.text)
+
+
+def _attach(work: list[_Work], rows: range, columns: list[int], vectors: np.ndarray,
+            threshold: float, group_of: dict[int, int]) -> None:
+    """For each unattached row, the first column (lowest index, a group head, before the row) it may fold into."""
+    if not columns:
+        return
+    sims = vectors[rows.start:rows.stop] @ vectors[columns].T
+    # "not below", so a NaN similarity is treated as before: close, then refused by the checks.
+    close = ~(sims < threshold)
+    for r, i in enumerate(rows):
+        if i in group_of:
+            continue
+        for c in np.flatnonzero(close[r]).tolist():
+            j = columns[c]
+            if j >= i:
+                break
+            if j not in group_of and _may_fold(work[i], work[j]):
+                group_of[i] = j
+                break
+
+
+def _merge_near(work: list[_Work], limits: MemorySettings, block: int = MERGE_BLOCK) -> tuple[list[PlanItem], list[_Work]]:
+    """N->1 by cosine; disagreeing items, or items the survivor's words would not cover, never merge.
+
+    Each item joins the first earlier group head close enough to fold into. Rows are taken
+    ``block`` at a time against the heads so far, ``block`` heads at a time, so memory stays
+    O(n * block) whatever the batch size; the order of the checks, and so the groups, are
+    those of the whole matrix.
+    """
     if len(work) < 2:
         return [], work
     vectors = np.stack([w.vector for w in work])
-    sims = vectors @ vectors.T
-    # Only pairs close enough are looked at, as plain ints, not 5,000 numpy scalars per batch of 100
-    # ("not below", so a NaN similarity is treated as before).
-    close = ~(sims < limits.consolidate_threshold)
     group_of: dict[int, int] = {}
-    for i in range(1, len(work)):
-        for j in np.flatnonzero(close[i, :i]).tolist():
-            if j in group_of:
-                continue
-            if conflict_cue(work[i].item.text, work[j].item.text) or work[i].same_key(work[j]):
-                continue
-            group_of[i] = j
-            break
+    for start in range(0, len(work), block):
+        rows = range(start, min(start + block, len(work)))
+        heads = [j for j in range(start) if j not in group_of]
+        for h in range(0, len(heads), block):
+            _attach(work, rows, heads[h:h + block], vectors, limits.consolidate_threshold, group_of)
+        # Heads inside the block are settled row by row, so each row sees the rows before it.
+        _attach(work, rows, list(rows), vectors, limits.consolidate_threshold, group_of)
+    members_of: dict[int, list[int]] = {}
+    for i, j in group_of.items():
+        members_of.setdefault(j, [j]).append(i)
     merged: list[PlanItem] = []
     absorbed: set[int] = set()
-    for head in sorted(set(range(len(work))) - set(group_of)):
-        members = [head] + [i for i, j in group_of.items() if j == head]
-        if len(members) == 1:
-            continue
-        best = max(members, key=lambda m: _richness(work[m].item))
+    for head, members in sorted(members_of.items()):
+        words = [profile(work[m].item.text).words for m in members]
+        everything = frozenset().union(*words)
+        covering = [m for m, w in zip(members, words) if w >= everything]
+        # The richest item that holds every member's words survives; when none does, the head
+        # survives and only the members whose words it holds fold into it.
+        best = max(covering, key=lambda m: _richness(work[m].item)) if covering else head
         for m in members:
-            if m != best:
+            if m != best and words_covered(work[m].item.text, work[best].item.text):
+                similarity = float(vectors[best] @ vectors[m])
                 merged.append(_merge(work[best], work[m], f"near-identical to item {work[best].index}",
-                                     "batch", float(sims[best, m])))
+                                     "batch", similarity))
                 absorbed.add(m)
     return merged, [w for k, w in enumerate(work) if k not in absorbed]
+
+
+def _earlier_close(vectors: np.ndarray, threshold: float, block: int = MERGE_BLOCK) -> Iterator[dict[int, float]]:
+    """Per row in order: the earlier rows at least ``threshold`` similar, with their cosines.
+
+    Computed ``block`` rows against ``block`` columns at a time: memory is O(block^2) plus
+    the close pairs themselves, not the n x n matrix.
+    """
+    for start in range(0, len(vectors), block):
+        stop = min(start + block, len(vectors))
+        found: list[dict[int, float]] = [{} for _ in range(start, stop)]
+        for col in range(0, stop, block):
+            sims = vectors[start:stop] @ vectors[col:min(col + block, stop)].T
+            for r, c in zip(*np.nonzero(sims >= threshold)):
+                if col + c < start + r:
+                    found[r][int(col + c)] = float(sims[r, c])
+        yield from found
 
 
 class AbsorbPlanner:
@@ -186,7 +250,7 @@ class AbsorbPlanner:
             return []
         vectors = np.stack([w.vector for w in fresh])
         nearest = self.index.nearest_many(vectors, self.limits.candidates)
-        batch_sims = vectors @ vectors.T
+        earlier = _earlier_close(vectors, self.limits.related_threshold)
         stored = self._stored_candidates(fresh, nearest)
         planned: dict[int, tuple[_Work, PlanItem]] = {}  # row -> earlier item to be inserted, in row order
         planned_by_key: dict[tuple[str, str], list[int]] = {}
@@ -195,9 +259,9 @@ class AbsorbPlanner:
         for row, w in enumerate(fresh):
             # Only earlier items close enough, or sharing the triple, can be candidates: found
             # with one comparison per row and a lookup, not a Python loop over every earlier item.
-            near = np.flatnonzero(batch_sims[row, :row] >= self.limits.related_threshold).tolist()
-            rows = {r for r in near if r in planned} | set(planned_by_key.get(w.key, ()))
-            close = [(float(batch_sims[row, r]), *planned[r]) for r in sorted(rows)]
+            sims = next(earlier)
+            rows = {r for r in sims if r in planned} | set(planned_by_key.get(w.key, ()))
+            close = [(sims[r] if r in sims else float(vectors[row] @ vectors[r]), *planned[r]) for r in sorted(rows)]
             candidates = self._candidates(w, stored[row], close, superseded)
             decision = self.classifier(w.item, candidates, self.limits)
             target = decision.target

@@ -8,7 +8,7 @@ from engine import Memory, Settings
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
 
-HELIX, NEOVIM = 40, 17  # the demo's current and previous "preferred editor" versions
+HELIX, NEOVIM = 41, 18  # the demo's current and previous "preferred editor" versions
 
 
 def _inspect(qtbot, window, fact_id: int) -> None:
@@ -113,8 +113,8 @@ def test_linking_an_already_related_fact_is_explained(qtbot, window, demo_copy) 
     _inspect(qtbot, window, HELIX)
     window.inspector.buttons["related"].click()
     picker = window.inspector.prompt
-    picker.query.setText("47")
-    qtbot.waitUntil(lambda: picker.chosen_id == 47, timeout=WAIT_MS)
+    picker.query.setText("48")
+    qtbot.waitUntil(lambda: picker.chosen_id == 48, timeout=WAIT_MS)
     picker.accept()
     qtbot.waitUntil(lambda: "already" in window.inspector.message.text(), timeout=WAIT_MS)
 

@@ -26,7 +26,7 @@ def test_an_empty_memory_shows_the_welcome_and_the_demo_opens(qtbot, window, tmp
         window.welcome.buttons["demo"].click()
     assert window.stack.currentIndex() == PANES
     assert "memlens-demo-" in str(window.session.path)
-    assert window.counts_label.text().startswith("75 facts")
+    assert window.counts_label.text().startswith("76 facts")
     assert window.llm_label.text() == "LLM off"
     settle(qtbot, window)
     assert window.files.recent() == [str(tmp_path / "empty.sqlite")]  # the demo is never remembered
@@ -58,7 +58,7 @@ def test_a_read_only_file_opens_for_reading_only(qtbot, window, demo_copy) -> No
     os.chmod(demo_copy, stat.S_IRUSR | stat.S_IRGRP)
     open_file(qtbot, window, demo_copy)
     assert "(read-only)" in window.path_label.text()
-    window.inspector.show_fact(40)
+    window.inspector.show_fact(41)
     qtbot.waitUntil(lambda: window.inspector.details is not None, timeout=WAIT_MS)
     assert not any(b.isEnabled() for b in window.inspector.buttons.values())
 
@@ -95,7 +95,7 @@ def test_dropping_a_jsonl_file_imports_it_after_review(qtbot, window, demo_copy,
     assert "Zq8vK2mR7t" not in " ".join(review.table.item(r, 5).text() for r in range(review.table.rowCount()))
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
-    assert window.counts_label.text().startswith("77 facts")
+    assert window.counts_label.text().startswith("78 facts")
 
 
 @pytest.mark.filterwarnings("ignore:Function.*QDragEnterEvent:DeprecationWarning")
@@ -143,7 +143,7 @@ def test_export_writes_every_fact(qtbot, window, demo_copy, tmp_path: Path) -> N
     qtbot.waitUntil(lambda: window.files.last_message is not None, timeout=WAIT_MS)
     lines = target.read_text(encoding="utf-8").splitlines()
     assert json.loads(lines[0]).get("memlens_export") == 1
-    assert len(lines) == 1 + 75
+    assert len(lines) == 1 + 76
     assert not (tmp_path / "out.jsonl.partial").exists()
 
 
@@ -184,7 +184,7 @@ def test_a_file_locked_by_another_writer_reads_fine_and_a_write_says_so(qtbot, w
     holder.execute("BEGIN EXCLUSIVE")  # another process in the middle of a long write
     try:
         open_file(qtbot, window, demo_copy)  # WAL: readers are not blocked
-        window.inspector.show_fact(40)
+        window.inspector.show_fact(41)
         qtbot.waitUntil(lambda: window.inspector.details is not None, timeout=WAIT_MS)
         window.inspector.buttons["archive"].click()
         window.inspector.prompt.setTextValue("while locked")
@@ -194,7 +194,7 @@ def test_a_file_locked_by_another_writer_reads_fine_and_a_write_says_so(qtbot, w
         holder.execute("ROLLBACK")
         holder.close()
     with Memory(demo_copy, Settings(), create=False) as memory:
-        assert memory.facts([40])[40].status == "active" and not memory.plans()[0].kind == "curate"
+        assert memory.facts([41])[41].status == "active" and not memory.plans()[0].kind == "curate"
 
 
 def test_a_long_import_shows_progress_and_cancel_leaves_no_plan(qtbot, window, demo_copy, tmp_path: Path) -> None:

@@ -6,8 +6,8 @@ from PySide6.QtCore import QPointF, Qt
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
 
-HELIX, NEOVIM, VSCODE = 40, 17, 4  # one "preferred editor" chain, oldest is VSCODE
-CONTRADICTED, CONTRADICTING = 15, 39
+HELIX, NEOVIM, VSCODE = 41, 18, 4  # one "preferred editor" chain, oldest is VSCODE
+CONTRADICTED, CONTRADICTING = 16, 40
 
 
 def _timeline(qtbot, window, fact_id: int):

@@ -1,0 +1,77 @@
+"""The heuristic classifier on pairs made for the purpose, and the LLM asked only when it is unsure."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+import pytest
+
+from engine.absorb.classify import Candidate, classify
+from engine.absorb.classify_llm import LLMClassifier
+from engine.config import LLMSettings, Settings
+from engine.llm import LLMClient
+from engine.absorb.validation import Incoming
+from tests.llm_server import ScriptedLLM
+
+LIMITS = Settings().memory
+
+
+def _outcome(stored: str, incoming: str, cosine: float = 0.9) -> tuple[str, str]:
+    decision = classify(Incoming(text=incoming, scope="agent", kind="explicit"),
+                        [Candidate(stored, "agent", cosine, fact_id=1)], LIMITS)
+    return decision.outcome, decision.reason
+
+
+@pytest.mark.parametrize("stored, incoming, outcome, cue", [
+    ("Maya likes working from the Lisbon office on Fridays.",
+     "Maya dislikes working from the Lisbon office on Fridays.", "contradict", "antonym: dislike/like"),
+    ("The nightly backup job is enabled on the staging database.",
+     "There is no nightly backup job enabled on the staging database.", "contradict", "negation"),
+    ("The staging cluster runs 3 replicas of the ingest service.",
+     "The staging cluster runs 5 replicas of the ingest service.", "contradict", "number: 5 vs 3"),
+    # A number that changed along with other words is another report, not a new value.
+    ("The staging cluster runs 3 replicas of the ingest service.",
+     "The production cluster in Frankfurt runs 5 replicas of the billing service.", "related", ""),
+    # Describing words pick another thing; they do not deny the first.
+    ("A big dog is running across the lawn.", "A small dog is running across the lawn.", "related", ""),
+    ("A dog is licking a baby.", "A baby is licking a dog.", "related", ""),
+    ("A man with no shirt is holding a football.", "A man with a shirt is holding a football.", "related", ""),
+])
+def test_cues_decide_between_contradict_and_related(stored: str, incoming: str, outcome: str, cue: str) -> None:
+    got, reason = _outcome(stored, incoming)
+    assert got == outcome and cue in reason
+
+
+def test_a_near_copy_is_a_duplicate_even_in_the_passive() -> None:
+    assert _outcome("A woman is frying some food.", "Some food is being fried by a woman.", 0.97)[0] == "duplicate"
+    # The same cosine without the same words is only related.
+    assert _outcome("A woman is frying some food.", "A woman is frying some fish.", 0.97)[0] == "related"
+    assert _outcome("Deploys go out from branch feature/alpha.", "Deploys go out from branch feature/beta.",
+                    0.99)[0] == "related"
+
+
+@pytest.fixture
+def classifier(monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[LLMClassifier, ScriptedLLM]]:
+    server = ScriptedLLM()
+    monkeypatch.setenv("MEMLENS_TEST_KEY", "test-key-123")
+    client = LLMClient(LLMSettings(base_url=server.base_url, model="m", api_key_env="MEMLENS_TEST_KEY", timeout=2))
+    yield LLMClassifier(client), server
+    server.close()
+
+
+def test_the_llm_is_not_asked_when_the_heuristic_is_certain(classifier) -> None:
+    llm, server = classifier
+    item = Incoming(text="There is no nightly backup job enabled on the staging database.", scope="agent",
+                    kind="explicit")
+    decision = llm(item, [Candidate("The nightly backup job is enabled on the staging database.", "agent", 0.9,
+                                    fact_id=1)], LIMITS)
+    assert (decision.outcome, decision.decided_by) == ("contradict", "heuristic") and server.requests == []
+
+
+def test_the_llm_decides_the_uncertain_band(classifier) -> None:
+    llm, server = classifier
+    server.answer(("content", '{"outcome": "supersede", "candidate": 1, "reason": "switched editors"}'))
+    item = Incoming(text="Maya now uses Helix as her main editor at Northwind.", scope="agent", kind="explicit")
+    decision = llm(item, [Candidate("Maya uses Vim as her main editor at Northwind.", "agent", 0.9, fact_id=1)],
+                   LIMITS)
+    assert (decision.outcome, decision.decided_by) == ("supersede", "llm") and len(server.requests) == 1
