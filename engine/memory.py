@@ -33,6 +33,8 @@ from engine.housekeeping.abstract import Report
 from engine.housekeeping.service import Housekeeping
 from engine.io.service import Transfers
 from engine.llm import LLMClient
+from engine.history.replay import Replay
+from engine.plans.acts import Curation
 from engine.plans.curation import Contradiction, Edge
 from engine.plans.service import PlanService, Progress
 from engine.search.hybrid import Hit, SearchFilters
@@ -56,6 +58,7 @@ class Memory:
         ctx = self.context
         self.index = IndexSync(self.store, lambda: ctx.model_id, ctx.default_dim)
         self.planning = PlanService(ctx, self.index, self._classifier)
+        self.curation = Curation(ctx, self.planning)
         self.housekeeping = Housekeeping(ctx, self.index, self.planning, self._classifier, lambda: self.llm)
         self.finder = SearchService(ctx, self.index, lambda: self.llm)
         self.reader = History(ctx, self._vector_bytes)
@@ -147,6 +150,34 @@ class Memory:
         """
         return self.planning.propose(changes, kind=kind, note=note)
 
+    # -- curation acts: each a plan, applied unless dry_run ----------------------------------------
+    def version_fact(self, fact_id: int, text: str, *, fields: dict[str, Any] | None = None,
+                     reason: str | None = None, dry_run: bool = False) -> Plan:
+        """A new version of an active fact, keeping its scope, kind, tags, source, entities and
+        relations unless ``fields`` says otherwise; the old one becomes superseded."""
+        return self.curation.version(fact_id, text, fields=fields, reason=reason, dry_run=dry_run)
+
+    def archive_fact(self, fact_id: int, *, reason: str | None = None, dry_run: bool = False) -> Plan:
+        return self.curation.archive(fact_id, reason=reason, dry_run=dry_run)
+
+    def tag_fact(self, fact_id: int, *, add: Sequence[str] = (), remove: Sequence[str] = (),
+                 dry_run: bool = False) -> Plan:
+        return self.curation.tag(fact_id, add=add, remove=remove, dry_run=dry_run)
+
+    def link_facts(self, from_id: int, to_id: int, link_type: str, *, reason: str | None = None,
+                   dry_run: bool = False) -> Plan:
+        """A ``contradicts`` or ``related`` edge between two active facts."""
+        return self.curation.link(from_id, to_id, link_type, reason=reason, dry_run=dry_run)
+
+    def resolve_contradiction(self, fact_id: int, other_id: int, keep: int | str, *, reason: str | None = None,
+                              dry_run: bool = False) -> Plan:
+        """``keep`` one of an open contradicting pair (the other becomes its older version), or "both"."""
+        return self.curation.resolve(fact_id, other_id, keep, reason=reason, dry_run=dry_run)
+
+    def revert_plan(self, plan_id: int, *, dry_run: bool = False) -> Plan:
+        """A new plan undoing an applied plan's effects by new records; nothing is deleted."""
+        return self.curation.revert(plan_id, dry_run=dry_run)
+
     def plan(self, plan_id: int) -> Plan:
         return self.planning.get(plan_id)
 
@@ -237,6 +268,11 @@ class Memory:
         """The fact's versions, the contradictions and related facts touching them, and each one's
         status changes over time (``Timeline.state_at`` for "as of" views)."""
         return self.reader.timeline(fact_id)
+
+    def timeline_as_of(self, fact_id: int, when: float | None = None) -> Replay:
+        """The fact's versions, the one current and the contradictions open at ``when`` (now by
+        default), replayed from recorded times: a later decision never changes an earlier answer."""
+        return self.reader.replay(fact_id, when)
 
     def confidence_curve(self, fact_id: int, points: int = 200) -> timeline.ConfidenceCurve:
         """Effective confidence of a fact from creation to now, with its reinforcements."""

@@ -14,7 +14,7 @@ from typing import Any
 from engine.errors import InvalidInput, NotFound
 from engine.store.records import Fact, edges_touching, load_facts
 
-MODES = ("active", "latest", "full_history")
+from engine.vocabulary import READ_MODES as MODES
 MAX_CHAIN = 10_000  # a guard against a cycle written by hand into the edges table
 
 

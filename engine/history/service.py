@@ -7,6 +7,8 @@ from typing import Any, Callable, Iterable
 from engine.changes import ChangeRecord
 from engine.errors import NotFound
 from engine.history import audit, reading, timeline
+from engine.history.replay import Replay, replay
+from engine.store.ids import check_id
 from engine.store import stats, verify
 from engine.store.context import Context
 from engine.store.journal import changes_between
@@ -32,6 +34,11 @@ class History:
     def timeline(self, fact_id: int) -> timeline.Timeline:
         with self._ctx.store.guard():
             return timeline.build(self._ctx.store.db, fact_id)
+
+    def replay(self, fact_id: int, when: float | None = None) -> Replay:
+        when = self._ctx.clock() if when is None else when
+        with self._ctx.store.guard():
+            return replay(self._ctx.store.db, check_id(fact_id), when)
 
     def confidence_curve(self, fact_id: int, points: int = 200) -> timeline.ConfidenceCurve:
         with self._ctx.store.guard():

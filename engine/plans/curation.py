@@ -30,9 +30,10 @@ PROPOSE_LINK_TYPES = ("contradicts", "related")
 _KIND = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_REASON = 500
 MAX_CHANGES = 1000
-# What a new version inherits from the fact it replaces unless the change says otherwise; not the
-# triple or the entities, which belong to what the old text said.
-_INHERITED = ("scope", "kind", "tags", "session_id", "importance")
+# What a new version inherits from the fact it replaces unless the change says otherwise: its
+# entities, relations and source too, so the graph edges the old text justified stay justified.
+# Not the triple, whose object is usually what the new version changes.
+_INHERITED = ("scope", "kind", "tags", "session_id", "importance", "source")
 
 
 @dataclass(frozen=True)
@@ -82,8 +83,9 @@ def open_contradictions(db: sqlite3.Connection, limit: int = 1000) -> list[Contr
 
 def check_kind(kind: Any) -> str:
     # "import" plans are restored by another writer; a hand-made plan must never be routed there.
-    if not isinstance(kind, str) or not _KIND.fullmatch(kind) or kind == "import":
-        raise InvalidInput("kind must be a short lowercase name such as 'curate' (not 'import')")
+    # "revert" plans are recognised as undoing another plan; only ``revert_plan`` makes them.
+    if not isinstance(kind, str) or not _KIND.fullmatch(kind) or kind in ("import", "revert"):
+        raise InvalidInput("kind must be a short lowercase name such as 'curate' (not 'import' or 'revert')")
     return kind
 
 
@@ -148,7 +150,8 @@ class ChangePlanner:
         return getattr(self, f"_{action}")(index, change)
 
     def _fact(self, fact_id: int, active: bool = True) -> sqlite3.Row:
-        row = fact_columns(self.db, [fact_id], "status, text, tags, scope, kind, session_id, importance").get(fact_id)
+        row = fact_columns(self.db, [fact_id], "status, text, tags, scope, kind, session_id, importance, source, "
+                                               "metadata").get(fact_id)
         if row is None:
             raise NotFound(f"there is no fact {fact_id} in this memory")
         if active and row["status"] != "active":
@@ -230,6 +233,7 @@ class ChangePlanner:
         inherited = {k: old[k] for k in _INHERITED if old[k] not in (None, "[]")}
         if "tags" in inherited:
             inherited["tags"] = json.loads(inherited["tags"])
+        inherited.update(_graph_metadata(old["metadata"]))
         item = validate(raw, self.limits, inherited)
         digest = content_hash(item.text)
         if digest == content_hash(old["text"]):
@@ -239,3 +243,14 @@ class ChangePlanner:
             raise InvalidInput(f"fact {holders[0]} already says this; archive fact {fact_id} instead")
         return PlanItem(index, "supersede", "user", reason, incoming=item.to_dict(), target_id=fact_id,
                         target_status="active", warnings=item.warnings)
+
+
+def _graph_metadata(column: str | None) -> dict[str, Any]:
+    """The old version's entities and relations, as absorb takes them (empty when damaged)."""
+    try:
+        meta = json.loads(column or "{}")
+    except ValueError:
+        return {}
+    if not isinstance(meta, dict):
+        return {}
+    return {k: meta[k] for k in ("entities", "relations") if isinstance(meta.get(k), list) and meta[k]}

@@ -35,6 +35,8 @@ class PlanService:
         self._index = index
         self._classifier = classifier
         self.writers: dict[str, Writer] = {}
+        # Checks a plan kind adds to the freshness check, inside the applying transaction.
+        self.checks: dict[str, Callable[[Any, Plan], list[str]]] = {}
 
     # -- reading ---------------------------------------------------------------------------------
     def get(self, plan_id: int) -> Plan:
@@ -150,6 +152,8 @@ class PlanService:
             # and the rows read for it are the ones reinforcements start from.
             targets = target_rows(db, selected)
             problems = check_fresh(db, plan, selected, targets)
+            if check := self.checks.get(plan.kind):
+                problems += check(db, plan)
             if problems:
                 mark_plan(db, plan, "refused", now, "; ".join(problems))
             else:

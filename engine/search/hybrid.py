@@ -22,7 +22,8 @@ import numpy as np
 
 from engine.clock import format_time
 from engine.config import MemorySettings
-from engine.store.decay import STATUSES, age_days, decay_rate, effective_confidence, freshness
+from engine.store.decay import age_days, decay_rate, effective_confidence, freshness
+from engine.vocabulary import KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
 from engine.errors import InvalidInput
 from engine.search.fts import TermCounts, match_expression
 from engine.store.records import Fact, fact_columns, load_facts
@@ -41,9 +42,23 @@ class SearchFilters:
     min_confidence: float | None = None
 
     def __post_init__(self) -> None:
+        """Every face builds its filters here, so every face refuses the same things the same way."""
+        self.statuses = tuple(dict.fromkeys(self.statuses))
         bad = [s for s in self.statuses if s not in STATUSES]
         if bad or not self.statuses:
             raise InvalidInput(f"status must be among {', '.join(STATUSES)}")
+        if self.scope is not None and self.scope not in SCOPES:
+            raise InvalidInput(f"scope must be one of {', '.join(SCOPES)}")
+        if self.kind is not None and self.kind not in KINDS:
+            raise InvalidInput(f"kind must be one of {', '.join(KINDS)}")
+        if len(self.tags) > MAX_TAGS_PER_FILTER:
+            raise InvalidInput(f"at most {MAX_TAGS_PER_FILTER} tags in a filter")
+        if not all(isinstance(tag, str) and 0 < len(tag) <= 200 for tag in self.tags):
+            raise InvalidInput("each tag in a filter must be a string of 1-200 characters")
+        if self.since is not None and self.until is not None and self.since > self.until:
+            raise InvalidInput("the time range is reversed: 'since' is after 'until'")
+        if self.min_confidence is not None and not 0 <= self.min_confidence <= 1:
+            raise InvalidInput("min_confidence must be between 0 and 1")
 
     @property
     def only_active(self) -> bool:

@@ -11,9 +11,7 @@ import numpy as np
 
 from engine.clock import SECONDS_PER_DAY
 
-KINDS = ("explicit", "user_preference", "episodic", "derived")
-SCOPES = ("agent", "user", "run")
-STATUSES = ("active", "superseded", "archived", "expired")
+from engine.vocabulary import KINDS, SCOPES, STATUSES  # noqa: F401  (re-exported where decay is imported)
 
 # kind -> (lambda per day, initial confidence), from seed 003.
 KIND_DECAY: dict[str, tuple[float, float]] = {

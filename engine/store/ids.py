@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.errors import InvalidInput
 
-MAX_ID = (1 << 63) - 1
+from engine.vocabulary import MAX_ID  # noqa: F401
 
 
 def check_id(value: Any, what: str = "id") -> int:

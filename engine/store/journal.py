@@ -12,7 +12,7 @@ import sqlite3
 from engine.changes import ChangeRecord
 
 ADDING = frozenset({"absorb", "import"})
-STATUS_CHANGING = frozenset({"supersede", "archive", "expire"})
+STATUS_CHANGING = frozenset({"supersede", "archive", "expire", "reactivate"})
 TOUCHING = frozenset({"reinforce", "retag"})
 
 

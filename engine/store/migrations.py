@@ -12,9 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-ENTITY_TYPES = ("person", "company", "project", "technology", "role", "location", "event", "product")
-EDGE_TYPES = ("supersedes", "contradicts", "related", "derived_from", "distilled_from", "summarises")
-PLAN_STATUSES = ("draft", "applied", "refused", "discarded")
+from engine.vocabulary import EDGE_TYPES, ENTITY_TYPES, PLAN_STATUSES  # noqa: F401  (the CHECKs below use them)
 
 
 def _in(values: tuple[str, ...]) -> str:

@@ -19,11 +19,10 @@ from engine.clock import format_time
 from engine.errors import NotFound
 from engine.store.ids import check_id
 
-OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new", "merged", "rejected",
-            "archive", "expire", "link", "retag", "prefer")
+from engine.vocabulary import OUTCOMES  # noqa: F401
 INSERTING = frozenset({"supersede", "contradict", "related", "new"})
 # Outcomes that change an existing fact's status, and the status they set.
-STATUS_CHANGES = {"archive": "archived", "expire": "expired"}
+STATUS_CHANGES = {"archive": "archived", "expire": "expired", "reactivate": "active"}
 
 
 @dataclass
@@ -48,12 +47,16 @@ class PlanItem:
     before: dict[str, Any] | None = None  # what the target held when planned, checked before applying
     stage: str | None = None  # a housekeeping pass's label for the item (e.g. gc's "ttl")
 
-    def to_dict(self) -> dict[str, Any]:
-        data = {k: v for k, v in vars(self).items()
-                if v not in (None, [], {}) or k in ("fact_id", "target_id") or (k == "tags" and v is not None)}
-        if self.similarity is not None:
-            data["similarity"] = round(self.similarity, 4)
-        return data
+    def to_dict(self, applied: bool = False) -> dict[str, Any]:
+        """The one shape of a plan item on every face (CLI --json, HTTP, MCP): every key always there."""
+        return {"index": self.index, "outcome": self.outcome, "applied": applied, "fact_id": self.fact_id,
+                "target_id": self.target_id, "target_index": self.target_index, "target_status": self.target_status,
+                "merged_into": self.merged_into,
+                "similarity": None if self.similarity is None else round(self.similarity, 4),
+                "decided_by": self.decided_by, "reason": self.reason, "stage": self.stage,
+                "text": self.incoming.get("text") if self.incoming else None, "incoming": self.incoming,
+                "warnings": self.warnings, "edges": self.edges, "tags": self.tags, "before": self.before,
+                "evidence": self.evidence}
 
 
 @dataclass
@@ -82,12 +85,21 @@ class Plan:
                 return it
         raise NotFound(f"plan {self.id} has no item {index}")
 
+    @property
+    def partly_applied(self) -> bool:
+        """Applied, but only some of its items (a person ticked a subset)."""
+        return self.applied and len(self.applied_indexes) < sum(it.outcome != "rejected" for it in self.items)
+
     def to_dict(self) -> dict[str, Any]:
+        """The one shape of a plan on every face (CLI --json, HTTP, MCP)."""
+        done = set(self.applied_indexes) if self.applied else set()
         return {
             "plan_id": self.id, "kind": self.kind, "status": self.status, "applied": self.applied,
+            "partly_applied": self.partly_applied, "applied_items": sorted(done),
             "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
             "actor": self.actor, "counts": self.counts(), "note": self.note,
-            "items": [it.to_dict() for it in self.items],
+            "items": [it.to_dict(it.index in done) for it in self.items],
+            "changes": None if self.changes is None else self.changes.to_dict(),
         }
 
 

@@ -48,7 +48,9 @@ def test_an_agent_lists_and_calls_every_tool(db_path: Path, embedder) -> None:
 
     seen = anyio.run(_session, db_path, script)
     tools = seen["tools"]
-    assert set(tools) == {"memory_search", "memory_get", "memory_absorb", "memory_snapshot"}
+    assert {"memory_search", "memory_get", "memory_absorb", "memory_snapshot", "memory_version", "memory_archive",
+            "memory_tag", "memory_link", "memory_contradictions", "memory_resolve", "memory_timeline",
+            "memory_plan_apply", "memory_plan_discard", "memory_plan_revert"} == set(tools)
     assert tools["memory_absorb"].input_schema["required"] == ["items"]
     assert "dry_run" in tools["memory_absorb"].input_schema["properties"]
     assert seen["dry"].structured_content["status"] == "draft"
@@ -62,7 +64,8 @@ def test_an_agent_lists_and_calls_every_tool(db_path: Path, embedder) -> None:
     first, second = seen["snap1"].structured_content, seen["snap2"].structured_content
     assert first["created"] and not second["created"] and first["text"] == second["text"]
     assert f'[1] "{FACT}"' in first["text"]  # a quoted record
-    assert seen["bad"].is_error and "session id" in seen["bad"].content[0].text
+    # The tool's schema bounds the session id, so the SDK refuses it, naming the field.
+    assert seen["bad"].is_error and "session_id" in seen["bad"].content[0].text
     with Memory(db_path, Settings(), embedder=embedder) as memory:  # the agent's writes are in the file
         assert memory.stats()["facts"] == 2
         assert {e.actor for e in memory.journal() if e.action == "absorb"} == {"mcp"}

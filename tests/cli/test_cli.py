@@ -95,7 +95,7 @@ def test_bad_jsonl_lines_are_reported_and_others_go_on(run, tmp_path: Path, db_p
     other = {"text": "Jonas Becker founded Spreeline Data in Berlin in 2019."}
     path = _jsonl(tmp_path / "in.jsonl", [good, payload, other])
     code, out, err = run("absorb", "--file", str(path))
-    assert code == 1
+    assert code == 3  # applied, with one item refused
     assert expected in err and "Traceback" not in err
     assert len([line for line in err.splitlines() if line.startswith("memlens:")]) == 1
     assert sqlite3.connect(db_path).execute("SELECT count(*) FROM facts").fetchone()[0] == 2

@@ -23,8 +23,9 @@ def test_mem0_dry_run_json_reports_rejections_and_writes_only_the_plan(run, db_p
     ]), encoding="utf-8")
     code, out, err = run("import", "--from", "mem0", str(path), "--dry-run", "--json")
     plan = json.loads(out)
-    assert code == 1 and plan["applied"] is False and plan["counts"] == {"new": 1, "rejected": 2}
-    assert "item 1 rejected: mem0 entry 2: no 'memory' text" in err and FAKE_AWS_KEY not in out + err
+    # A dry run that produced its plan is done (exit 0), refused items and all; each refusal is a line.
+    assert code == 0 and plan["applied"] is False and plan["counts"] == {"new": 1, "rejected": 2}
+    assert "item 1 refused: mem0 entry 2: no 'memory' text" in err and FAKE_AWS_KEY not in out + err
     assert _count(db_path) == 0 and _count(db_path, "journal") == 0 and _count(db_path, "plans") == 1
     assert run("plan", "apply", str(plan["plan_id"]))[0] == 0
     code, out, _ = run("search", "green tea", "--json")

@@ -141,6 +141,6 @@ def test_a_bad_line_is_one_rejected_item_and_the_rest_go_on(run: Run, tmp_path: 
     source.write_bytes(b'{"text": "The billing deploy runs on Fridays at noon UTC."}\n\xff\xfe garbage\n{"text": 5}\n'
                        b'{"text": "Maya uses Neovim for every project she touches."}\n')
     code, out, err = run("absorb", "--file", str(source), "--json")
-    assert code in (0, 1) and "Traceback" not in err
+    assert code == 3 and "Traceback" not in err  # applied, two items refused
     plan = json.loads(out)
     assert plan["counts"].get("rejected", 0) == 2 and sum(plan["counts"].values()) == 4

@@ -17,9 +17,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from engine.faces.cli.options import add_output_options
 from engine.clock import format_time
 from engine.errors import InvalidInput, MemLensError
 from engine.agents.profile import FILES, MAX_FILE_CHARS
+from engine.faces import serialize
 from engine.faces.cli import render
 
 
@@ -32,7 +34,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
     p.add_argument("--query", metavar="TEXT", help="what the session is about (first call only)")
     p.add_argument("--max-chars", type=int, metavar="N", help="size budget (default [memory] snapshot_max_chars)")
     p.add_argument("--preview", action="store_true", help="show what a new session would get; store nothing")
-    p.add_argument("--json", action="store_true", help="print JSON with the cited ids and character count")
+    add_output_options(p)
     p.set_defaults(run=snapshot)
 
     p = sub.add_parser("profile", help="show or edit MEMORY.md and USER.md (budget, versions)",
@@ -41,7 +43,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
     q = actions.add_parser("show", help="both files, their sizes against the budget, and versions",
                            description="Show MEMORY.md and USER.md with their versions and the budget.")
     q.add_argument("name", nargs="?", choices=FILES, help="only this file (prints its text alone)")
-    q.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(q)
     q.set_defaults(run=profile_show)
     q = actions.add_parser("edit", help="replace one file's text from a path, stdin, or $EDITOR",
                            description="Save a profile file. Without --from, opens $VISUAL or $EDITOR on a copy. "
@@ -49,7 +51,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
     q.add_argument("name", help="MEMORY.md or USER.md")
     q.add_argument("--from", dest="source", metavar="PATH|-", help="read the new text from a file, '-' for stdin")
     q.add_argument("--expect", metavar="VERSION", help="the version the edit is based on (from 'profile show')")
-    q.add_argument("--json", action="store_true", help="print the profile as JSON after saving")
+    add_output_options(q)
     q.set_defaults(run=profile_edit)
 
     p = sub.add_parser("serve", help="the HTTP API (FastAPI) on loopback, optional bearer token",
@@ -75,7 +77,7 @@ def snapshot(ctx: Any, args: argparse.Namespace) -> int:
         else:
             snap = memory.snapshot(args.session, args.query, args.max_chars)
     if args.json:
-        render.emit_json(snap.to_dict())
+        render.emit_json(serialize.snapshot(snap))
         return 0
     sys.stdout.write(snap.text)
     state = ("preview, not stored" if snap.frozen_at is None else
@@ -102,7 +104,7 @@ def profile_show(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         profile = memory.profile()
     if args.json:
-        render.emit_json(profile.file(args.name).to_dict() if args.name else profile.to_dict())
+        render.emit_json(profile.file(args.name).to_dict() if args.name else serialize.profile(profile))
     elif args.name:
         sys.stdout.write(profile.file(args.name).text)
     else:
@@ -144,7 +146,7 @@ def profile_edit(ctx: Any, args: argparse.Namespace) -> int:
         profile = memory.save_profile(current.name, text, version)
     saved = profile.file(current.name)
     if args.json:
-        render.emit_json(profile.to_dict())
+        render.emit_json(serialize.profile(profile))
     else:
         print(f"saved {saved.name}: {saved.chars:,} characters (version {saved.version}); "
               f"profile {profile.total:,} of {profile.budget:,}")

@@ -19,7 +19,11 @@ from engine.errors import InvalidInput, MemLensError
 from engine.io.jsonl import open_input, read_records
 from engine.memory import Memory
 from engine.search.hybrid import SearchFilters
+from engine.faces import serialize
 from engine.faces.cli import render
+
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOME_REFUSED = 0, 1, 2, 3
 
 
 @dataclass
@@ -55,15 +59,16 @@ def _binary_input(path: str) -> Any:
     return sys.stdin.buffer if path == "-" else open_input(Path(path))
 
 
-def _report_plan(plan: Any, as_json: bool, dry_run: bool) -> int:
-    if as_json:
-        render.emit_json(render.plan_json(plan))
-    else:
-        render.plan_text(plan, dry_run)
+def report_plan(plan: Any, as_json: bool, dry_run: bool) -> int:
+    """Print a plan; its exit code: 0 done (a dry run that made its plan is done, refusals and all),
+    3 applied with some items refused, 1 nothing written because every item was refused."""
+    render.plan_or_json(plan, as_json, dry_run)
     rejected = [it for it in plan.items if it.outcome == "rejected"]
-    for it in rejected:
-        print(f"memlens: item {it.index} rejected: {it.reason}", file=sys.stderr)
-    return 1 if rejected else 0
+    for it in rejected:  # reasons name the field and the rule, never the value
+        print(f"memlens: item {it.index} refused: {it.reason}", file=sys.stderr)
+    if dry_run or plan.status == "draft" or not rejected:
+        return EXIT_OK
+    return EXIT_SOME_REFUSED if len(rejected) < len(plan.items) else EXIT_FAILED
 
 
 def absorb(ctx: Context, args: argparse.Namespace) -> int:
@@ -71,6 +76,11 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
         raise InvalidInput("give fact texts as arguments, or --file PATH (JSONL, '-' for stdin)")
     defaults = {k: v for k, v in (("scope", args.scope), ("kind", args.kind), ("tags", args.tags),
                                   ("session_id", args.session)) if v is not None}
+    if args.file not in (None, "-") and not args.text:
+        # A file takes the import path: a MemLens export is restored, any other JSONL absorbed.
+        with ctx.open(create=True) as memory:
+            plan = memory.import_file(Path(args.file), dry_run=args.dry_run, defaults=defaults)
+        return report_plan(plan, args.json, args.dry_run)
     items: list[Any] = list(args.text)
     if args.file is not None:
         stream = _binary_input(args.file)
@@ -83,7 +93,7 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
         raise InvalidInput("the input holds no items")
     with ctx.open(create=True) as memory:
         plan = memory.absorb(items, dry_run=args.dry_run, defaults=defaults)
-    return _report_plan(plan, args.json, args.dry_run)
+    return report_plan(plan, args.json, args.dry_run)
 
 
 def _filters(args: argparse.Namespace) -> SearchFilters:
@@ -127,9 +137,9 @@ def search(ctx: Context, args: argparse.Namespace) -> int:
                     error = str(err)
             if error is not None:
                 failures += 1
-                print(json.dumps({"qid": qid, "error": error}, ensure_ascii=False))
+                print(json.dumps(serialize.batch_line(qid, error=error), ensure_ascii=False))
             else:
-                print(json.dumps({"qid": qid, "results": [h.to_dict() for h in hits]}, ensure_ascii=False))
+                print(json.dumps(serialize.batch_line(qid, hits), ensure_ascii=False))
         return 1 if failures else 0
 
 
@@ -166,7 +176,7 @@ def plan_show(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         plan = memory.plan(args.id)
     if args.json:
-        render.emit_json(plan.to_dict())
+        render.emit_json(serialize.plan(plan))
     else:
         render.plan_text(plan, dry_run=plan.status == "draft")
     return 0
@@ -176,7 +186,7 @@ def plan_apply(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         plan = memory.apply_plan(args.id, args.only)
     if args.json:
-        render.emit_json(render.plan_json(plan))
+        render.emit_json(serialize.plan(plan))
     else:
         render.plan_text(plan, dry_run=False)
     return 0
@@ -186,7 +196,7 @@ def plan_discard(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         plan = memory.discard_plan(args.id)
     if args.json:
-        render.emit_json(plan.to_dict())
+        render.emit_json(serialize.plan(plan))
     else:
         print(f"plan {plan.id} discarded; nothing else changed")
     return 0
@@ -213,7 +223,7 @@ def import_(ctx: Context, args: argparse.Namespace) -> int:
         raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
     with ctx.open(create=True) as memory:
         plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile)
-    code = _report_plan(plan, args.json, args.dry_run)
+    code = report_plan(plan, args.json, args.dry_run)
     if args.as_profile:  # on stderr, so --json output stays one JSON document
         print("profile: unchanged (dry run)" if args.dry_run else
               "profile: the imported MEMORY.md / USER.md are now this memory's profile (memlens profile show)",

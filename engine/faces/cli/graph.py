@@ -5,8 +5,10 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
+from engine.faces.cli.options import add_output_options
 from engine.graph.queries import MAX_HOPS, walk_text
 from engine.store.migrations import ENTITY_TYPES
+from engine.faces import serialize
 from engine.faces.cli.render import emit_json
 
 
@@ -38,7 +40,7 @@ def add_graph(sub: argparse._SubParsersAction, parser_class: type) -> None:
 
 def _common(p: argparse.ArgumentParser, run: Any) -> None:
     p.add_argument("--all", action="store_true", help="also follow inactive relations (no active fact behind them)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=run)
 
 
@@ -50,7 +52,7 @@ def neighbors(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         found = memory.graph_neighbors(args.name, type=args.type, hops=args.hops, include_inactive=args.all)
     if args.json:
-        emit_json({"entity": args.name, "hops": args.hops, "neighbors": [n.to_dict() for n in found]})
+        emit_json(serialize.neighbors(args.name, args.hops, found))
         return 0
     print(f"{len(found)} entit{'ies' if len(found) != 1 else 'y'} within {args.hops} "
           f"hop{'s' if args.hops > 1 else ''} of {args.name}")
@@ -63,7 +65,7 @@ def query(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         matches = memory.graph_query(args.start, args.steps, type=args.type, include_inactive=args.all)
     if args.json:
-        emit_json({"start": args.start, "steps": args.steps, "matches": [m.to_dict() for m in matches]})
+        emit_json(serialize.matches(args.start, args.steps, matches))
         return 0
     print(f"{args.start} {' '.join(args.steps)}: {len(matches)} match{'es' if len(matches) != 1 else ''}")
     for m in matches:
@@ -77,7 +79,7 @@ def path(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         found = memory.graph_path(args.a, args.b, include_inactive=args.all)
     if args.json:
-        emit_json({"a": args.a, "b": args.b, "path": None if found is None else found.to_dict()})
+        emit_json(serialize.path(args.a, args.b, found))
         return 0
     if found is None:
         print(f"no path between {args.a} and {args.b}")

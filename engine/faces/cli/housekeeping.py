@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from engine.faces.cli.options import add_output_options, add_write_options
+from engine.faces import serialize
 from engine.faces.cli import render
 
 
@@ -35,14 +37,14 @@ def add_housekeeping(sub: argparse._SubParsersAction) -> None:
 
 
 def _common(p: argparse.ArgumentParser, run: Any) -> None:
-    p.add_argument("--dry-run", action="store_true", help="store the plan as a draft and write nothing else")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_write_options(p)
+    add_output_options(p)
     p.set_defaults(run=run)
 
 
 def report(plan: Any, args: argparse.Namespace) -> int:
     if args.json:
-        render.emit_json(render.plan_json(plan))
+        render.emit_json(serialize.plan(plan))
     elif not plan.items:
         print(f"{plan.kind}: nothing to do ({plan.note})" if plan.note != "nothing to do" else f"{plan.kind}: nothing to do")
     else:
@@ -54,7 +56,7 @@ def abstract(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         report = memory.abstract(min_cluster=args.min_cluster, dry_run=args.dry_run)
     if args.json:
-        render.emit_json(report.to_dict())
+        render.emit_json(serialize.abstract_report(report))
         return 0
     print(f"abstract: {report.summary()}")
     for c in report.clusters:

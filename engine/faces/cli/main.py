@@ -1,8 +1,9 @@
 """The ``memlens`` command line: argument parsing, the shared options, exit codes.
 
-Exit codes: 0 success, 1 a user-facing error (one line on stderr, never a
+Exit codes: 0 done (a dry run with refused items included), 3 applied with some
+items refused, 1 failed with nothing written (one line on stderr, never a
 traceback), 2 a usage error. Commands live in ``commands``; rendering in
-``render``.
+``render``; JSON shapes in ``engine.faces.serialize``.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
 
+from engine.faces.cli.options import add_output_options, add_write_options
 from engine.clock import fixed_clock, system_clock
 from engine.config import load_settings
 from engine.errors import MemLensError
 from engine.faces.cli import commands
 from engine.faces.cli.agent import add_agent
+from engine.faces.cli.curation import add_curation, add_plan_revert
 from engine.faces.cli.frontends import add_gui
 from engine.faces.cli.graph import add_graph
 from engine.faces.cli.housekeeping import add_housekeeping
@@ -48,8 +51,8 @@ def _add_absorb(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--kind", choices=KINDS, help="default kind for items without one (default: explicit)")
     p.add_argument("--tags", help="comma-separated tags added to items without tags")
     p.add_argument("--session", metavar="ID", help="session id for items without one (needed for scope run)")
-    p.add_argument("--dry-run", action="store_true", help="store the plan as a draft and write nothing else")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_write_options(p)
+    add_output_options(p)
     p.set_defaults(run=commands.absorb)
 
 
@@ -67,7 +70,7 @@ def _add_search(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--since", type=commands.iso_time, help="created at or after this ISO-8601 time")
     p.add_argument("--until", type=commands.iso_time, help="created at or before this ISO-8601 time")
     p.add_argument("--min-confidence", type=float, help="minimum effective (decayed) confidence")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=commands.search)
 
 
@@ -77,22 +80,22 @@ def _add_reading(sub: argparse._SubParsersAction) -> None:
     p.add_argument("id", type=int, help="fact id")
     p.add_argument("--mode", choices=MODES, default="active",
                    help="active (the record if current), latest (newest version), full_history (every version)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=commands.get)
     p = sub.add_parser("history", help="every version of a fact, oldest first, with contradictions",
                        description="Same as 'get ID --mode full_history'.")
     p.add_argument("id", type=int, help="fact id")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=commands.history, mode="full_history")
     p = sub.add_parser("journal", help="the audit trail: every change, newest last",
                        description="List journal entries, optionally for one fact.")
     p.add_argument("--fact", type=int, help="only entries about this fact id")
     p.add_argument("--limit", type=int, default=50, help="number of entries (default 50)")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=commands.journal)
     p = sub.add_parser("stats", help="counts by status, edges, plans, embedding model",
                        description="Summary of the memory file.")
-    p.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(p)
     p.set_defaults(run=commands.stats)
 
 
@@ -102,7 +105,7 @@ def _add_plans(sub: argparse._SubParsersAction) -> None:
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", parser_class=Parser)
     q = actions.add_parser("list", help="every plan, newest first", description="List plans, newest first.")
     q.add_argument("--status", choices=("draft", "applied", "refused", "discarded"), help="only this status")
-    q.add_argument("--json", action="store_true", help="print JSON")
+    add_output_options(q)
     q.set_defaults(run=commands.plan_list)
     for name, helptext, run in (("show", "one plan with all its items", commands.plan_show),
                                 ("apply", "apply a draft plan (or --only some items)", commands.plan_apply),
@@ -111,8 +114,9 @@ def _add_plans(sub: argparse._SubParsersAction) -> None:
         q.add_argument("id", type=int, help="plan id")
         if name == "apply":
             q.add_argument("--only", type=commands.index_list, help="comma-separated item indexes, e.g. 1,3")
-        q.add_argument("--json", action="store_true", help="print JSON")
+        add_output_options(q)
         q.set_defaults(run=run)
+    add_plan_revert(actions)
 
 
 def _add_transfer(sub: argparse._SubParsersAction) -> None:
@@ -131,8 +135,8 @@ def _add_transfer(sub: argparse._SubParsersAction) -> None:
                    help="the format of PATH (default jsonl)")
     p.add_argument("--as-profile", action="store_true",
                    help="hermes only: also make the files this memory's MEMORY.md / USER.md (never over other text)")
-    p.add_argument("--dry-run", action="store_true", help="store the plan as a draft and write nothing else")
-    p.add_argument("--json", action="store_true", help="print the plan as JSON")
+    add_write_options(p)
+    add_output_options(p)
     p.set_defaults(run=commands.import_)
 
 
@@ -142,7 +146,9 @@ and apply ('memlens plan apply ID'). --json prints machine-readable output.
 
 Environment: MEMLENS_DB is the default memory file (else memory.sqlite in the user data
 dir); memlens.toml is read beside the memory file, else in the user config dir.
-Exit codes: 0 success, 1 a user-facing error (one line on stderr), 2 a usage error.
+Exit codes: 0 done (a dry run that made its plan is done, refused items and all);
+3 applied, with some items refused (each refusal one line on stderr, never the value);
+1 failed, nothing written (one line on stderr); 2 a usage error.
 See 'memlens COMMAND --help' for each command's options.
 """
 
@@ -160,6 +166,7 @@ def build_parser() -> Parser:
         add(sub)
     add_graph(sub, Parser)
     add_housekeeping(sub)
+    add_curation(sub, Parser)
     add_verify(sub)
     add_agent(sub, Parser)
     add_gui(sub)

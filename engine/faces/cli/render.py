@@ -7,6 +7,7 @@ import shutil
 from typing import Any, Iterable
 
 from engine.clock import format_time
+from engine.faces import serialize
 from engine.history.reading import Reading
 from engine.store.plans import Plan, PlanSummary
 from engine.store.records import Fact, JournalEntry
@@ -26,15 +27,9 @@ def _clip(text: str, width: int) -> str:
     return text if len(text) <= width else text[: max(1, width - 1)] + "…"
 
 
-def plan_json(plan: Plan) -> dict[str, Any]:
-    """The contract of ``absorb --json``: plan id, applied, and one entry per item."""
-    return {"plan_id": plan.id, "applied": plan.applied, "status": plan.status, "counts": plan.counts(),
-            "items": [{"index": it.index, "outcome": it.outcome, "fact_id": it.fact_id, "target_id": it.target_id,
-                       "target_index": it.target_index, "merged_into": it.merged_into,
-                       "similarity": None if it.similarity is None else round(it.similarity, 4),
-                       "decided_by": it.decided_by, "reason": it.reason, "warnings": it.warnings,
-                       "edges": it.edges, "tags": it.tags, "stage": it.stage}
-                      for it in plan.items], "kind": plan.kind, "note": plan.note}
+def clip(text: str) -> str:
+    """A fact's text on one line that fits the terminal after a short indent."""
+    return _clip(text, _width() - 12)
 
 
 def _item_detail(it: Any) -> str | None:
@@ -52,6 +47,8 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
     counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
     state = {"draft": "dry run, nothing written" if dry_run else "draft",
              "applied": "applied", "refused": "refused", "discarded": "discarded"}[plan.status]
+    if plan.partly_applied:
+        state = f"partly applied: items {', '.join(map(str, plan.applied_indexes))}"
     print(f"plan {plan.id if plan.id is not None else '-'} ({plan.kind}, {state}): {len(plan.items)} items: {counts}")
     width = _width() - 58
     print(f"  {'#':>3}  {'outcome':<10} {'fact':>6} {'target':>7} {'sim':>5}  {'by':<10} reason / text")
@@ -62,8 +59,9 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
         sim = "-" if it.similarity is None else f"{it.similarity:.2f}"
         fact = "-" if it.fact_id is None else it.fact_id
         stage = f"[{it.stage}] " if it.stage else ""
+        skipped = "(not applied) " if plan.partly_applied and it.index not in plan.applied_indexes else ""
         print(f"  {it.index:>3}  {it.outcome:<10} {fact:>6} {target:>7} {sim:>5}  {it.decided_by:<10} "
-              f"{_clip(stage + it.reason, width)}")
+              f"{_clip(skipped + stage + it.reason, width)}")
         if detail := _item_detail(it):
             print(f"  {'':>3}  {'':<10} {'':>6} {'':>7} {'':>5}  {'':<10} {_clip(detail, width)}")
         if it.edges and it.outcome != "link":
@@ -79,7 +77,7 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
 
 def search_results(hits: list[Hit], as_json: bool) -> None:
     if as_json:
-        emit_json({"results": [h.to_dict() for h in hits]})
+        emit_json(serialize.hits(hits))
         return
     if not hits:
         print("no results")
@@ -107,7 +105,7 @@ def _fact_lines(fact: Fact) -> Iterable[str]:
 
 def reading(result: Reading, as_json: bool) -> None:
     if as_json:
-        emit_json(result.to_dict())
+        emit_json(serialize.reading(result))
         return
     if result.message:
         print(result.message)
@@ -121,7 +119,7 @@ def reading(result: Reading, as_json: bool) -> None:
 
 def journal(entries: list[JournalEntry], as_json: bool) -> None:
     if as_json:
-        emit_json([e.to_dict() for e in entries])
+        emit_json(serialize.journal(entries))
         return
     for e in entries:
         target = f"fact {e.fact_id}" if e.fact_id is not None else "-"
@@ -132,7 +130,7 @@ def journal(entries: list[JournalEntry], as_json: bool) -> None:
 
 def stats(values: dict[str, Any], as_json: bool) -> None:
     if as_json:
-        emit_json(values)
+        emit_json(serialize.stats(values))
         return
     by_status = ", ".join(f"{n} {s}" for s, n in sorted(values["by_status"].items())) or "empty"
     print(f"{values['path']}: {values['facts']} facts ({by_status}), {values['edges']} edges, "
@@ -147,10 +145,17 @@ def stats(values: dict[str, Any], as_json: bool) -> None:
 
 def plan_list(plans: list[PlanSummary], as_json: bool) -> None:
     if as_json:
-        emit_json([p.to_dict() for p in plans])
+        emit_json(serialize.plans(plans))
         return
     if not plans:
         print("no plans")
     for p in plans:
         counts = ", ".join(f"{n} {o}" for o, n in sorted(p.counts.items()))
         print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}")
+
+
+def plan_or_json(plan: Plan, as_json: bool, dry_run: bool = False) -> None:
+    if as_json:
+        emit_json(serialize.plan(plan))
+    else:
+        plan_text(plan, dry_run)

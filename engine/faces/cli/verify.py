@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
+from engine.faces.cli.options import add_output_options
+from engine.faces import serialize
+from engine.faces.cli.render import emit_json
 
 from engine.faces.cli.commands import Context
 
@@ -13,7 +15,7 @@ def add_verify(sub: argparse._SubParsersAction) -> None:
                        description="Check the memory file: SQLite's integrity check, each fact's content hash "
                                    "against its text, the journal's hash chain and the full-text index. Prints "
                                    "one line per problem; exit code 1 if there is any, 0 if the file is clean.")
-    p.add_argument("--json", action="store_true", help="print JSON: ok, problems, journal_head")
+    add_output_options(p)
     p.set_defaults(run=run)
 
 
@@ -21,7 +23,7 @@ def run(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         result = memory.verify()
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, indent=2))
+        emit_json(serialize.verification(result))
     else:
         for problem in result.problems:
             print(problem)
