@@ -7,7 +7,9 @@ config dir. A missing file means defaults; a malformed one is a user error.
 
 from __future__ import annotations
 
+import ipaddress
 import math
+import re
 import tomllib
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
@@ -104,6 +106,9 @@ class HTTPSettings:
     port: int = 8765
     token_env: str = ""  # name of the environment variable holding the bearer token, if any
     max_body_bytes: int = 1_048_576
+    # Host header names the server answers besides the loopback ones and the address it is bound
+    # to (DNS rebinding: a page whose name resolves to 127.0.0.1 must not reach the API).
+    allowed_hosts: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -142,6 +147,36 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("http", "max_body_bytes"): (1, 1 << 30),
 }
 _ORDERED = (("min_text_chars", "max_text_chars"), ("max_text_chars", "hard_cap_chars"))
+_LABEL = re.compile(r"[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?")
+
+
+def host_and_port(text: str) -> tuple[str, int | None]:
+    """``name``, ``name:port``, ``[v6]`` or ``[v6]:port`` -> (canonical name, port or None).
+
+    Canonical so that one spelling compares equal to another: names lower-case without a
+    trailing dot, IPv6 in brackets and compressed. Raises ValueError on anything else
+    (wildcards included: a pattern would let a rebinding name through).
+    """
+    port: str | None
+    if "%" in text:  # an IPv6 zone id: no browser sends one, and ipaddress lets any character into it
+        raise ValueError("zone id")
+    if text.startswith("["):
+        inside, bracket, rest = text[1:].partition("]")
+        if not bracket or (rest and not rest.startswith(":")):
+            raise ValueError("malformed bracketed address")
+        name, port = f"[{ipaddress.IPv6Address(inside).compressed}]", rest[1:] if rest else None
+    elif text.count(":") > 1:  # a bare IPv6 address, as a config file may spell it
+        return f"[{ipaddress.IPv6Address(text).compressed}]", None
+    else:
+        bare, colon, after = text.partition(":")
+        name, port = bare.lower().removesuffix("."), after if colon else None
+        if not name or len(name) > 253 or not all(_LABEL.fullmatch(label) for label in name.split(".")):
+            raise ValueError("not a host name or address")
+    if port is None:
+        return name, None
+    if not (port.isascii() and port.isdigit() and len(port) <= 5 and 0 < int(port) <= 65_535):
+        raise ValueError("bad port")
+    return name, int(port)
 
 
 def _checked(section: str, key: str, value: Any) -> Any:
@@ -153,10 +188,24 @@ def _checked(section: str, key: str, value: Any) -> Any:
         if any(ord(c) < 32 or ord(c) == 127 for c in value):
             raise MemLensError(f"config: [{section}] {key} contains control characters")
         return value
+    if isinstance(value, tuple):
+        return tuple(_host_entry(section, key, entry) for entry in value)
     low, high = RANGES[(section, key)]
     if not low <= value <= high:
         raise MemLensError(f"config: [{section}] {key} must be between {low:g} and {high:g}")
     return value
+
+
+def _host_entry(section: str, key: str, entry: Any) -> str:
+    """One ``allowed_hosts`` entry in canonical form; the entry itself is not echoed (it may be anything)."""
+    try:
+        if not isinstance(entry, str):
+            raise ValueError("not a string")
+        name, port = host_and_port(entry)
+    except ValueError:
+        raise MemLensError(f"config: [{section}] {key} entries must be host names or addresses, each with an "
+                           f"optional :port (no wildcards)") from None
+    return name if port is None else f"{name}:{port}"
 
 
 def _section(cls: type, raw: Any, name: str) -> Any:
@@ -171,8 +220,11 @@ def _section(cls: type, raw: Any, name: str) -> Any:
         expected = type(default)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
+        if expected is tuple and isinstance(value, list):
+            value = tuple(value)
         if not isinstance(value, expected) or (expected is int and isinstance(value, bool)):
-            raise MemLensError(f"config: [{name}] {key} must be {expected.__name__}")
+            kind = "a list" if expected is tuple else expected.__name__
+            raise MemLensError(f"config: [{name}] {key} must be {kind}")
         values[key] = _checked(name, key, value)
     made = cls(**values)
     for smaller, larger in _ORDERED:

@@ -9,18 +9,25 @@ up with theirs through the journal before each read.
 
 Security: loopback by default; with a token every request, the schema included, needs
 ``Authorization: Bearer <token>``; any other address without a token is refused at
-start-up. Bodies over ``[http] max_body_bytes`` get 413 before they are parsed. Every
-error is ``{"error": message}`` with its status and never a traceback.
+start-up. A request whose ``Host`` is not a loopback name, the bound address or one of
+``[http] allowed_hosts`` gets 400, token or not (DNS rebinding). Bodies over
+``[http] max_body_bytes`` get 413 before they are parsed. Every error is
+``{"error": message}`` with its status and never a traceback. Every answer carries
+``X-Content-Type-Options: nosniff`` and ``Cache-Control: no-store`` and no CORS header; the
+access log has method, path and status, never the query string. There is no ``/docs``:
+Swagger UI and ReDoc load from a CDN, which an offline machine cannot reach, and no
+installed package ships their assets; ``/openapi.json`` is the schema.
 """
 
 from __future__ import annotations
 
+import copy
 import hmac
 import ipaddress
 import logging
 import os
 from pathlib import Path
-from typing import Any, Awaitable, Callable
+from typing import Any, Awaitable, Callable, Iterable
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
@@ -29,12 +36,18 @@ from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
 from engine.clock import Clock, system_clock
-from engine.config import Settings
+from engine.config import Settings, host_and_port
 from engine.errors import Conflict, EmbeddingUnavailable, MemLensError, NotFound, PlanError, StoreError
 from engine.faces.http_routes import router
 from engine.memory import Memory
 
 log = logging.getLogger("memlens.http")
+access_log = logging.getLogger("memlens.http.access")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+# nosniff: a browser must not run a JSON answer holding a fact's text as HTML or script;
+# no-store: memory contents have no business in a browser's disk cache.
+SECURITY_HEADERS = ((b"x-content-type-options", b"nosniff"), (b"cache-control", b"no-store"))
+LOGGED_PATH_CHARS = 200
 STATUS_OF: tuple[tuple[type[MemLensError], int], ...] = (
     (NotFound, 404), (Conflict, 409), (PlanError, 409), (StoreError, 503), (EmbeddingUnavailable, 503),
     (MemLensError, 400))
@@ -55,28 +68,78 @@ async def _send_error(send: Callable, status: int, message: str, headers: dict[s
     await send({"type": "http.response.body", "body": response.body})
 
 
+class HostAllowList:
+    """The ``Host`` names this server answers: loopback, plus what the caller adds.
+
+    A name alone admits it on any port (an SSH tunnel or port forward changes the port the
+    browser sees, not the name); ``name:port`` admits that port only.
+    """
+
+    def __init__(self, extra: Iterable[str] = ()) -> None:
+        self.any_port: set[str] = set()
+        self.on_port: set[tuple[str, int]] = set()
+        for entry in (*LOOPBACK_HOSTS, *extra):
+            name, port = host_and_port(entry)
+            if port is None:
+                self.any_port.add(name)
+            else:
+                self.on_port.add((name, port))
+
+    def admits(self, raw: bytes) -> bool:
+        try:
+            name, port = host_and_port(raw.decode("ascii"))
+        except (UnicodeDecodeError, ValueError):
+            return False
+        return name in self.any_port or (port is not None and (name, port) in self.on_port)
+
+
+def _shown_path(scope: dict) -> str:
+    """The path for the access log: never the query string (it may hold a token or a fact's
+    text), control and non-ASCII bytes percent-encoded so a request cannot forge log lines."""
+    raw = scope.get("raw_path") or scope.get("path", "").encode("utf-8")
+    path = raw.partition(b"?")[0].decode("latin-1")
+    shown = "".join(ch if 32 < ord(ch) < 127 else f"%{ord(ch):02X}" for ch in path)
+    return shown if len(shown) <= LOGGED_PATH_CHARS else shown[:LOGGED_PATH_CHARS] + "..."
+
+
 class Guard:
-    """Pure ASGI middleware: the bearer token first, then the body size, then the app.
+    """Pure ASGI middleware: the Host name first, then the bearer token, then the body size, then the app.
 
     The body is read here, up to the limit, and replayed to the app: a client that sends
     more (with or without Content-Length) gets 413 and the app never sees a byte of it.
+    Every answer, refusals included, gets the security headers and one access-log line.
     """
 
-    def __init__(self, app: ASGI, token: str | None, max_body: int) -> None:
+    def __init__(self, app: ASGI, token: str | None, max_body: int, hosts: HostAllowList | None = None) -> None:
         self.app, self.token, self.max_body = app, token, max_body
+        self.hosts = hosts if hosts is not None else HostAllowList()
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+
+        async def hardened(message: dict) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", []), *SECURITY_HEADERS]}
+                client = scope.get("client")
+                access_log.info('%s - "%s %s" %d', f"{client[0]}:{client[1]}" if client else "-",
+                                scope.get("method", "-"), _shown_path(scope), message["status"])
+            await send(message)
+
+        hosts = [value for key, value in scope["headers"] if key.lower() == b"host"]
+        if len(hosts) != 1 or not self.hosts.admits(hosts[0]):
+            # The name is not echoed: it is whatever a hostile page's DNS made of it.
+            return await _send_error(hardened, 400, "this server does not answer to that Host name; "
+                                                    "add it to [http] allowed_hosts if it should")
         headers = {k.decode("latin-1").lower(): v for k, v in scope["headers"]}
         if self.token is not None:
             given = headers.get("authorization", b"")
             if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
-                return await _send_error(send, 401, "missing or wrong bearer token",
+                return await _send_error(hardened, 401, "missing or wrong bearer token",
                                          {"WWW-Authenticate": "Bearer"})
         length = headers.get("content-length", b"")
         if length.isdigit() and int(length) > self.max_body:
-            return await _send_error(send, 413, f"the request body is over {self.max_body:,} bytes")
+            return await _send_error(hardened, 413, f"the request body is over {self.max_body:,} bytes")
         chunks, size = [], 0
         while True:
             message = await receive()
@@ -85,7 +148,7 @@ class Guard:
             chunks.append(message.get("body", b""))
             size += len(chunks[-1])
             if size > self.max_body:
-                return await _send_error(send, 413, f"the request body is over {self.max_body:,} bytes")
+                return await _send_error(hardened, 413, f"the request body is over {self.max_body:,} bytes")
             if not message.get("more_body"):
                 break
         body, replayed = b"".join(chunks), False
@@ -97,7 +160,7 @@ class Guard:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        await self.app(scope, replay, send)
+        await self.app(scope, replay, hardened)
 
 
 def _validation_message(err: RequestValidationError) -> str:
@@ -150,14 +213,18 @@ def _openapi(app: FastAPI, with_token: bool) -> Callable[[], dict[str, Any]]:
     return schema
 
 
-def create_app(memory: Memory | None, *, token: str | None = None, max_body: int = 1_048_576) -> Any:
-    """The ASGI app over ``memory`` (the caller opens and closes it)."""
+def create_app(memory: Memory | None, *, token: str | None = None, max_body: int = 1_048_576,
+               allowed_hosts: Iterable[str] = ()) -> Any:
+    """The ASGI app over ``memory`` (the caller opens and closes it), answering loopback
+    ``Host`` names and ``allowed_hosts``."""
     errors = {400: {"model": ErrorBody, "description": "bad input"},
               413: {"model": ErrorBody, "description": "body too large"},
               503: {"model": ErrorBody, "description": "the memory file is locked, read-only or unusable"}}
     if token is not None:
         errors[401] = {"model": ErrorBody, "description": "missing or wrong bearer token"}
-    app = FastAPI(title="MemLens", version="0.1.0", responses=errors,
+    # No docs_url / redoc_url: FastAPI's pages load Swagger UI / ReDoc from a CDN (useless
+    # offline, and a third party in the page) and no installed package ships the assets.
+    app = FastAPI(title="MemLens", version="0.1.0", responses=errors, docs_url=None, redoc_url=None,
                   description="An agent's long-term memory in one SQLite file: absorb, search, history, "
                               "graph, housekeeping plans, session snapshots and the profile.")
     app.state.memory = memory
@@ -165,7 +232,34 @@ def create_app(memory: Memory | None, *, token: str | None = None, max_body: int
                                           409: {"model": ErrorBody, "description": "conflict or stale plan"}})
     _install_errors(app)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
-    return Guard(app, token, max_body)
+    return Guard(app, token, max_body, HostAllowList(allowed_hosts))
+
+
+def bound_host_names(host: str) -> tuple[str, ...]:
+    """The Host name a client uses for the address the server listens on, if it is one.
+
+    0.0.0.0 and :: are not names anyone addresses the server by (a browser that sends them
+    is being steered, "0.0.0.0 day"); a client that reaches it by another name lists that
+    name in ``[http] allowed_hosts``.
+    """
+    try:
+        if ipaddress.ip_address(host).is_unspecified:
+            return ()
+    except ValueError:
+        pass
+    try:
+        host_and_port(host)
+    except ValueError:
+        return ()
+    return (host,)
+
+
+def _log_config() -> dict[str, Any]:
+    """uvicorn's logging, with its access log replaced by ``Guard``'s (no query strings)."""
+    from uvicorn.config import LOGGING_CONFIG
+    config = copy.deepcopy(LOGGING_CONFIG)
+    config["loggers"]["memlens.http"] = {"handlers": ["default"], "level": "INFO", "propagate": False}
+    return config
 
 
 def check_binding(host: str, token: str | None) -> None:
@@ -199,6 +293,8 @@ def run_server(db: Path, settings: Settings, *, host: str, port: int, token_env:
         raise MemLensError(f"port must be from 0 to 65535, not {port}")
     with Memory(db, settings, clock=clock, actor="http") as memory:
         memory.warm_up()
-        app = create_app(memory, token=token, max_body=settings.http.max_body_bytes)
-        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False)
+        app = create_app(memory, token=token, max_body=settings.http.max_body_bytes,
+                         allowed_hosts=(*settings.http.allowed_hosts, *bound_host_names(host)))
+        uvicorn.run(app, host=host, port=port, log_level="info", server_header=False, access_log=False,
+                    log_config=_log_config())
     return 0

@@ -19,7 +19,7 @@ def app(memory: Memory):
 
 @pytest.fixture
 def client(app) -> Iterator[TestClient]:
-    with TestClient(app, raise_server_exceptions=False) as test_client:
+    with TestClient(app, base_url="http://127.0.0.1", raise_server_exceptions=False) as test_client:
         yield test_client
 
 

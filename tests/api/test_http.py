@@ -131,7 +131,7 @@ def test_bodies_over_the_limit_get_413_and_write_nothing(client: TestClient, mem
 
 
 def test_a_token_is_required_on_every_request_when_set(memory: Memory) -> None:
-    with TestClient(create_app(memory, token="s3cret-token")) as client:
+    with TestClient(create_app(memory, token="s3cret-token"), base_url="http://127.0.0.1") as client:
         assert client.get("/stats").status_code == 401
         assert client.get("/openapi.json").status_code == 401
         assert client.get("/stats", headers={"Authorization": "Bearer wrong"}).status_code == 401

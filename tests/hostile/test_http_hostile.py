@@ -24,7 +24,8 @@ def filled(client: TestClient) -> TestClient:
 
 def test_the_token_is_compared_in_constant_time(memory: Memory) -> None:
     assert "hmac.compare_digest" in inspect.getsource(http.Guard.__call__)
-    with TestClient(create_app(memory, token="s3cret-token"), raise_server_exceptions=False) as c:
+    with TestClient(create_app(memory, token="s3cret-token"), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False) as c:
         assert c.get("/stats").status_code == 401
         assert c.get("/stats", headers={"Authorization": "Bearer s3cret-toke"}).status_code == 401
         assert c.get("/stats", headers={"Authorization": "Bearer s3cret-token" + "x" * 10_000}).status_code == 401
