@@ -4,29 +4,29 @@ Front ends (CLI, HTTP, MCP, GUI) use only the names exported here.
 """
 
 from engine.absorb.planner import RawItem
-from engine.clock import fixed_clock, format_time, parse_time, system_clock
-from engine.config import Settings, load_settings
-from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
-from engine.plans.curation import Contradiction
-from engine.history.audit import AuditFilter
-from engine.plans.curation import Edge
-from engine.errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError, SecretRejected, StoreError)
-from engine.history.reading import MODES as READ_MODES
-from engine.history.reading import Reading
-from engine.memory import Memory
-from engine.io.importers import IMPORT_FORMATS
 from engine.agents.profile import Profile, ProfileFile, ProfileVersion
 from engine.agents.snapshot import Snapshot
-from engine.store.plans import OUTCOMES, Plan, PlanItem, PlanSummary
-from engine.store.records import Fact, JournalEntry
-from engine.search.hybrid import Hit, SearchFilters
+from engine.changes import ChangeRecord
+from engine.clock import fixed_clock, format_time, parse_time, system_clock
+from engine.config import Settings, load_settings
+from engine.errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError,
+                           SecretRejected, StoreError)
 from engine.graph.entity_graph import Entity, Relation
 from engine.graph.queries import GraphPath, Match, Neighbor
-from engine.store.migrations import ENTITY_TYPES
+from engine.history.audit import AuditFilter
+from engine.history.reading import Reading
+from engine.history.replay import Replay
 from engine.history.timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
-from engine.store.decay import KINDS, SCOPES, STATUSES
-from engine.resources import resource_path
+from engine.io.importers import IMPORT_FORMATS
+from engine.memory import Memory
 from engine.paths import config_path_for, default_memory_path
+from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
+from engine.plans.curation import Contradiction, Edge
+from engine.resources import resource_path
+from engine.search.hybrid import Hit, SearchFilters
+from engine.store.plans import Plan, PlanItem, PlanSummary
+from engine.store.records import Fact, JournalEntry
+from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, OUTCOMES, READ_MODES, SCOPES, STATUSES
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
@@ -38,5 +38,5 @@ __all__ = [
     "fixed_clock", "system_clock", "parse_time", "format_time",
     "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
-    "IMPORT_FORMATS",
+    "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES",
 ]

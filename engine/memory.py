@@ -247,8 +247,10 @@ class Memory:
         return self.finder.describe(fact_ids)
 
     # -- reading records and their past ----------------------------------------------------------
-    def get(self, fact_id: int, mode: str = "active") -> reading.Reading:
-        return self.reader.get(fact_id, mode)
+    def get(self, fact_id: int, mode: str = "active", *, count_access: bool = True) -> reading.Reading:
+        """Read a fact by id. ``count_access=False`` for a person browsing: gc's "never read" is about
+        agents using a fact, not someone looking at it."""
+        return self.reader.get(fact_id, mode, count_access=count_access)
 
     def history(self, fact_id: int) -> reading.Reading:
         return self.reader.get(fact_id, "full_history")
@@ -280,6 +282,15 @@ class Memory:
 
     def journal(self, fact_id: int | None = None, after_id: int = 0, limit: int = 200) -> list[JournalEntry]:
         return self.reader.journal(fact_id, after_id, limit)
+
+    def poll(self, after_id: int, limit: int = 1000) -> tuple[list[JournalEntry], ChangeRecord]:
+        """New journal rows after ``after_id`` from any process, with their change record; an idle
+        poll costs one pragma. The desktop app's live view and ``memlens journal --follow`` use it."""
+        return self.reader.poll(after_id, limit)
+
+    def journal_high_water(self) -> int:
+        """The id of the newest journal row (0 when empty): where a live view starts following."""
+        return self.reader.high_water()
 
     def changes_since(self, journal_id: int) -> ChangeRecord:
         """What every write after journal row ``journal_id`` changed, by any process."""

@@ -11,7 +11,7 @@ from engine.history.replay import Replay, replay
 from engine.store.ids import check_id
 from engine.store import stats, verify
 from engine.store.context import Context
-from engine.store.journal import changes_between
+from engine.store.journal import changes_between, high_water
 from engine.store.records import Fact, JournalEntry, load_facts, read_journal
 
 
@@ -19,12 +19,14 @@ class History:
     def __init__(self, ctx: Context, vector_bytes: Callable[[], int]) -> None:
         self._ctx = ctx
         self._vector_bytes = vector_bytes
+        self._polled_version, self._polled_mark = -1, -1
 
-    def get(self, fact_id: int, mode: str = "active") -> reading.Reading:
+    def get(self, fact_id: int, mode: str = "active", *, count_access: bool = True) -> reading.Reading:
         ctx = self._ctx
         with ctx.store.guard():
             found = reading.read(ctx.store.db, fact_id, mode)
-            ctx.store.count_reads([f.id for f in found.facts if f.id == fact_id or mode == "latest"], ctx.clock())
+            if count_access:
+                ctx.store.count_reads([f.id for f in found.facts if f.id == fact_id or mode == "latest"], ctx.clock())
             return found
 
     def facts(self, fact_ids: Iterable[int]) -> dict[int, Fact]:
@@ -50,6 +52,28 @@ class History:
     def journal(self, fact_id: int | None = None, after_id: int = 0, limit: int = 200) -> list[JournalEntry]:
         with self._ctx.store.guard():
             return read_journal(self._ctx.store.db, fact_id, after_id, limit)
+
+    def poll(self, after_id: int, limit: int = 1000) -> tuple[list[JournalEntry], ChangeRecord]:
+        """Journal rows written after ``after_id`` (by any process) and their change record.
+
+        ``PRAGMA data_version`` answers "did another connection commit?" without reading a table, so
+        an idle poll costs one pragma; the journal's ids then say exactly what is new, which the
+        pragma alone cannot (it also moves for commits that wrote no journal row).
+        """
+        store = self._ctx.store
+        with store.guard(reads_first=False):
+            version = store.data_version()
+            if version == self._polled_version and after_id >= self._polled_mark:
+                return [], ChangeRecord()
+            entries = read_journal(store.db, None, after_id, limit)
+            record = changes_between(store.db, after_id, entries[-1].id) if entries else ChangeRecord()
+            self._polled_version = version
+            self._polled_mark = entries[-1].id if entries else after_id
+            return entries, record
+
+    def high_water(self) -> int:
+        with self._ctx.store.guard():
+            return high_water(self._ctx.store.db)
 
     def changes_since(self, journal_id: int) -> ChangeRecord:
         with self._ctx.store.guard():

@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -153,11 +154,27 @@ def get(ctx: Context, args: argparse.Namespace) -> int:
 history = get
 
 
+FOLLOW_INTERVAL = 0.5  # seconds between polls: an idle poll is one pragma
+
+
 def journal(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         entries = memory.journal(args.fact, 0, 1_000_000)[-max(1, args.limit):]
-    render.journal(entries, args.json)
-    return 0
+        if not args.follow:
+            render.journal(entries, args.json)
+            return 0
+        for entry in entries:
+            render.journal_line(entry, args.json)
+        mark = memory.journal_high_water()
+        while True:  # ended by Ctrl+C (exit 130) or a closed pipe (exit 0), as main() handles them
+            new, _ = memory.poll(mark)
+            for entry in new:
+                if args.fact is None or entry.fact_id == args.fact:
+                    render.journal_line(entry, args.json)
+            if new:
+                mark = new[-1].id
+            else:
+                time.sleep(FOLLOW_INTERVAL)
 
 
 def stats(ctx: Context, args: argparse.Namespace) -> int:

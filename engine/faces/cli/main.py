@@ -91,6 +91,9 @@ def _add_reading(sub: argparse._SubParsersAction) -> None:
                        description="List journal entries, optionally for one fact.")
     p.add_argument("--fact", type=int, help="only entries about this fact id")
     p.add_argument("--limit", type=int, default=50, help="number of entries (default 50)")
+    p.add_argument("--follow", action="store_true",
+                   help="then keep printing each new entry as any process writes it (one JSON line each "
+                        "with --json) until interrupted")
     add_output_options(p)
     p.set_defaults(run=commands.journal)
     p = sub.add_parser("stats", help="counts by status, edges, plans, embedding model",

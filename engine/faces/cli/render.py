@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sys
 from typing import Any, Iterable
 
 from engine.clock import format_time
@@ -126,6 +127,15 @@ def journal(entries: list[JournalEntry], as_json: bool) -> None:
         plan = f"plan {e.plan_id}" if e.plan_id is not None else ""
         print(f"{e.id:>6} {format_time(e.at)} {e.actor:<5} {e.action:<10} {target:<10} {plan:<9} "
               f"{json.dumps(e.details, ensure_ascii=False)[:80]}")
+
+
+def journal_line(entry: JournalEntry, as_json: bool) -> None:
+    """One entry as it arrives (``journal --follow``): one JSON line each with ``--json``."""
+    if as_json:
+        print(json.dumps(serialize.journal_entry(entry), ensure_ascii=False), flush=True)
+    else:
+        journal([entry], False)
+        sys.stdout.flush()
 
 
 def stats(values: dict[str, Any], as_json: bool) -> None:
