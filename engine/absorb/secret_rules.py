@@ -1,53 +1,44 @@
 """What secrets look like: rule tables and value tests for ``engine.absorb.secrets``.
 
-Adding a provider is a one-line change to ``PREFIX_RULES`` (self-identifying
-formats such as ``ghp_`` + 36 alphanumerics). The keyword vocabulary says which
-identifier words announce a secret (``password``, ``api_key``, ``githubToken``)
-and which neighbours make them harmless (``token_type``, ``public_key``);
-``CONTEXT_FORMATS`` pins providers with a published key shape; the functions
-at the end judge a value by entropy, character mix and placeholder words.
-Stdlib ``re`` and ``math`` only.
+Adding a provider is a one-line change to ``PREFIX_RULES`` or, for one read
+from a public catalogue, ``engine.secret_catalogue`` (self-identifying formats
+such as ``ghp_`` + 36 alphanumerics); ``PREFIX_DISPATCH`` groups them by the
+character a token starts with, so a scan tries a handful per position. The
+keyword vocabulary says which identifier words announce a secret (``password``,
+``api_key``, ``githubToken``) and which neighbours make them harmless
+(``token_type``, ``public_key``); ``CONTEXT_FORMATS`` pins providers with a
+published key shape; the functions at the end judge a value by entropy,
+character mix and placeholder words. Stdlib ``re`` and ``math`` only.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from typing import Callable, NamedTuple
+from collections import Counter
+from typing import Callable
 
-
-class PrefixRule(NamedTuple):
-    """A self-identifying credential format; ``check`` names a key of ``FORMAT_CHECKS``."""
-
-    name: str
-    pattern: str
-    check: str = "placeholder"
-
-
-# A token must not be the tail or head of a longer word, path or base64 run.
-_B = r"(?<![A-Za-z0-9_+/.~-])"
-_E = r"(?![A-Za-z0-9_+/~-])"
+from engine.absorb.secret_catalogue import _B, _E, _EP, _P, CATALOGUE_RULES, OBJECT_ID_PREFIXES, PrefixRule
 
 PREFIX_RULES: tuple[PrefixRule, ...] = (
-    PrefixRule("anthropic-api-key", _B + r"sk-ant-(?:api|admin|sid)\d\d-[\w-]{93}AA" + _E, ""),
     # OpenAI keys embed "T3BlbkFJ" (base64 of "OpenAI") between two random halves.
-    PrefixRule("openai-api-key", _B + r"sk-(?:[a-z]{2,8}-)?[\w-]{16,}T3BlbkFJ[\w-]{16,}" + _E),
+    PrefixRule("openai-api-key", _P + r"sk-(?:[a-z]{2,8}-)?[\w-]{16,}T3BlbkFJ[\w-]{16,}" + _EP),
     PrefixRule("aws-access-key-id", r"(?<![A-Za-z0-9])(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA"
                r"|AIPA|ANPA|ANVA|APKA)[A-Z0-9]{16}(?![A-Za-z0-9])", ""),
     PrefixRule("aws-bedrock-api-key", _B + r"ABSKQmVkcm9ja0FQSUtleS[A-Za-z0-9+/]{100,262}={0,2}(?![\w+/=])", ""),
-    PrefixRule("github-token", _B + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,})" + _E),
-    PrefixRule("gitlab-token", _B + r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|agent|soat|ffct|cf|wt)-[\w.-]{20,50}" + _E),
+    PrefixRule("github-token", _P + r"(?:gh[pousr]_[A-Za-z0-9]{36,251}|github_pat_[A-Za-z0-9_]{40,})" + _EP),
+    PrefixRule("gitlab-token", _P + r"gl(?:pat|dt|ptt|rt|cbt|ft|imt|oas|agent|soat|ffct|cf|wt)-[\w.-]{20,50}" + _EP),
     PrefixRule("slack-token", r"(?<![A-Za-z0-9])xox[abposre]-(?:\d-)?[A-Za-z0-9-]{18,}" + _E, "slack"),
     PrefixRule("slack-webhook", r"https://hooks\.slack\.com/(?:services|workflows|triggers)/[\w+/-]{20,}", ""),
     PrefixRule("teams-webhook", r"https://[\w.-]+\.webhook\.office\.com/webhookb2/[\w@/.-]{40,}", ""),
     PrefixRule("discord-webhook", r"https://discord(?:app)?\.com/api/webhooks/\d+/[\w-]{40,}", ""),
-    PrefixRule("stripe-key", _B + r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}" + _E),
-    PrefixRule("google-api-key", _B + r"AIza[\w-]{35}" + _E, ""),
+    PrefixRule("stripe-key", _P + r"[sr]k_(?:live|test|prod)_[A-Za-z0-9]{16,}" + _EP),
+    PrefixRule("google-api-key", _P + r"AIza[\w-]{35}" + _EP, ""),
     PrefixRule("jwt", r"(?<![\w-])e[wy][\w-]{8,}\.e[wy][\w-]{8,}(?:\.[\w-]*)?(?![\w.-])", "jwt"),
-    PrefixRule("npm-token", _B + r"npm_[A-Za-z0-9]{36}" + _E),
+    PrefixRule("npm-token", _P + r"npm_[A-Za-z0-9]{36,72}" + _EP),
     PrefixRule("pypi-token", _B + r"pypi-AgE[\w-]{50,}" + _E),
     PrefixRule("sendgrid-api-key", _B + r"SG\.[\w-]{16,32}\.[\w-]{16,64}(?![\w.-])"),
-    PrefixRule("huggingface-token", r"(?<![\w-])(?:hf_|api_org_)[A-Za-z]{34}(?!\w)"),
+    PrefixRule("huggingface-token", r"(?<![\w-])(?:hf_|api_org_)[A-Za-z0-9]{30,40}(?!\w)"),
     PrefixRule("digitalocean-token", _B + r"do[por]_v1_[a-f0-9]{64}" + _E),
     PrefixRule("shopify-token", _B + r"shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}" + _E),
     PrefixRule("atlassian-api-token", _B + r"AT[AC]TT3[\w=-]{150,}"),
@@ -64,13 +55,14 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
     PrefixRule("openshift-token", _B + r"sha256~[\w-]{43}" + _E),
     PrefixRule("vault-token", _B + r"hv[sb]\.[\w-]{90,}" + _E),
     PrefixRule("vault-token", r"(?<![\w.])s\.[A-Za-z0-9]{24}(?![\w.])", "mixed"),
-    PrefixRule("twilio-key", r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-f]{32}(?![A-Za-z0-9])"),
+    PrefixRule("twilio-key", r"(?<![A-Za-z0-9])(?:SK|AC)[0-9a-fA-F]{32}(?![A-Za-z0-9])"),
     PrefixRule("mailchimp-api-key", r"(?<![A-Za-z0-9])[0-9a-f]{32}-us\d{1,2}(?![A-Za-z0-9])", ""),
     PrefixRule("mailgun-key", _B + r"(?:pub)?key-[0-9a-z]{32}" + _E),
     PrefixRule("easypost-api-key", r"(?<![A-Za-z0-9+/])EZ[AT]K[A-Za-z0-9]{54}" + _E),
     PrefixRule("heroku-api-key", _B + r"HRKU-[\w-]{58,}", ""),
-    PrefixRule("artifactory-key", r"(?<![A-Za-z0-9])(?:AKC[a-zA-Z0-9]{10,}|AP[0-9A-F][a-zA-Z0-9]{8,})"
-               r"(?![A-Za-z0-9])", "artifactory"),
+    # ``AP`` + a hex digit starts CamelCase names too (``APDefaultSettings``): not English words.
+    PrefixRule("artifactory-key", r"(?<![A-Za-z0-9+/])(?:AKC[a-zA-Z0-9]{10,}|AP[0-9A-F][a-zA-Z0-9]{8,})"
+               r"(?![A-Za-z0-9+/])", "artifactory"),
     PrefixRule("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", ""),
     PrefixRule("dynatrace-token", _B + r"dt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}" + _E),
     PrefixRule("newrelic-key", _B + r"NR(?:II|AK|AA|JS)-[\w-]{27,40}" + _E),
@@ -84,8 +76,60 @@ PREFIX_RULES: tuple[PrefixRule, ...] = (
     PrefixRule("flyio-token", _B + r"(?:fo1_[\w-]{43}|fm[12][ar]?_[A-Za-z0-9+/]{100,}={0,3})"),
     PrefixRule("terraform-token", _B + r"[A-Za-z0-9]{14}\.atlasv1\.[\w=-]{60,70}" + _E),
     PrefixRule("octopus-api-key", r"(?<![\w/.-])API-[A-Z0-9]{26}" + _E, "mixed"),
-    PrefixRule("settlemint-token", _B + r"sm_(?:aat|pat|sat)_[a-z0-9]{16}" + _E),
+    PrefixRule("settlemint-token", _B + r"sm_(?:aat|pat|sat)_[A-Za-z0-9]{16,32}" + _E),
+    *CATALOGUE_RULES,
+    # ``sk-`` + a random body: OpenAI's older keys, DeepSeek, Moonshot and other OpenAI-style APIs.
+    PrefixRule("sk-api-key", _P + r"sk-[A-Za-z0-9][\w-]{19,200}" + _EP, "random"),
 )
+
+
+def _first_chars(pattern: str) -> frozenset[str] | None:
+    """The characters a rule's token can start with, or ``None`` if any (read from the pattern's text)."""
+    while pattern.startswith(("(?<!", "(?<=")):
+        depth, i = 0, 0
+        for i, ch in enumerate(pattern):
+            depth += (ch == "(" and pattern[i - 1:i] != "\\") - (ch == ")" and pattern[i - 1:i] != "\\")
+            if depth == 0:
+                break
+        pattern = pattern[i + 1:]
+    if pattern.startswith("(?:"):
+        depth, branches, current, end = 0, [], "", 3
+        for end, ch in enumerate(pattern[3:], 3):
+            if depth == 0 and ch in "|)":
+                branches.append(current)
+                if ch == ")":
+                    break
+                current = ""
+                continue
+            depth += (ch == "(") - (ch == ")")
+            current += ch
+        if pattern[end + 1:end + 2] in ("?", "*", "{"):
+            return None  # an optional group: the token may start after it
+        firsts = [_first_chars(b) for b in branches]
+        return None if any(f is None for f in firsts) else frozenset().union(*firsts)
+    if pattern[:1].isalnum() and pattern[1:2] not in ("?", "*", "{"):
+        return frozenset(pattern[0])
+    m = re.match(r"\[([A-Za-z0-9-]+)\](?![?*{])", pattern)
+    if m:
+        chars = re.sub(r"(.)-(.)", lambda r: "".join(map(chr, range(ord(r[1]), ord(r[2]) + 1))), m.group(1))
+        return frozenset(chars)
+    return None
+
+
+def _dispatch() -> tuple[dict[str, re.Pattern[str]], re.Pattern[str]]:
+    """One alternation per first character, so each candidate position tries a handful of rules, not all."""
+    firsts = [_first_chars(rule.pattern) for rule in PREFIX_RULES]
+    anywhere = [i for i, f in enumerate(firsts) if f is None]
+
+    def compile_(indices: list[int]) -> re.Pattern[str]:
+        return re.compile("|".join(f"(?P<r{i}>{PREFIX_RULES[i].pattern})" for i in sorted(indices)), re.ASCII)
+
+    chars = sorted(set().union(*(f for f in firsts if f is not None)))
+    table = {c: compile_([i for i, f in enumerate(firsts) if f is not None and c in f] + anywhere) for c in chars}
+    return table, compile_(anywhere) if anywhere else re.compile(r"(?!)")
+
+
+PREFIX_DISPATCH, PREFIX_ANYWHERE = _dispatch()
 
 
 def _set(words: str) -> frozenset[str]:
@@ -96,7 +140,7 @@ def _set(words: str) -> frozenset[str]:
 # carrying one is judged by that format only, so a malformed ``dapi...`` test
 # string is not caught again by the entropy heuristics.
 KNOWN_VALUE_PREFIXES = tuple("dapi sm_aat_ sm_pat_ sm_sat_ sntryu_ sntrys_ sk-ant- xox ghp_ gho_ ghu_ ghs_ ghr_ "
-                             "glpat- hf_ npm_ ops_ AKIA ASIA sk-".split())
+                             "glpat- hf_ npm_ ops_ AKIA ASIA".split())
 # Generic "vendor prefix + separator + random body" tokens (``pnu_...``,
 # ``ico-...``): providers missing from the table still follow this shape.
 PREFIXED_TOKEN = re.compile(
@@ -107,9 +151,11 @@ PREFIXED_TOKEN = re.compile(
 # Words that label a hash or an identifier, not a credential, when a hex string follows.
 HASH_PREFIXES = _set("sha md sum diff hash commit build rev ref git id uuid guid digest checksum etag object blob tree "
                      "sig nonce salt file cache tmp img image asset assets chunk bundle vendor main app")
-# Metasyntactic words are not vendors; ``pk_`` keys are publishable by design.
+# Metasyntactic words are not vendors; ``pk_`` keys are publishable by design; Stripe's
+# object ids (``pi_``, ``cus_``, ``evt_``, ...) name a payment or a customer, they open nothing.
 NON_VENDOR_PREFIXES = _set("foo bar baz qux test tmp temp example sample dummy fake my your the some other new "
-                           "old no not pk")
+                           "old no not pk") | OBJECT_ID_PREFIXES
+OBJECT_ID = re.compile(r"(?:%s)_[A-Za-z0-9]{8,}" % "|".join(sorted(OBJECT_ID_PREFIXES)))
 
 # --- keyword vocabulary --------------------------------------------------
 
@@ -203,9 +249,9 @@ def looks_random(value: str) -> bool:
         return n >= 16 and entropy(value) >= 2.5
     if char_classes(value) < 2 or _VERSION.search(value):
         return False
-    if not any(c.isdigit() for c in value) and _mean_chunk(value) > 3.0:
+    if not any(c.isdigit() for c in value) and mean_chunk(value) > 3.0:
         return False  # words in camelCase (``getSlowCompTau``, ``Europe/Berlin``), not random
-    if _wordy_share(value) >= 0.6:
+    if wordy_share(value) >= 0.6:
         return False  # ``complex128``, ``nvgemm_partition_v1``: names, not keys
     return entropy(value) >= min(3.0, math.log2(n) - 0.8)
 
@@ -232,10 +278,23 @@ def random_body(prefix: str, body: str) -> bool:
     digits = sum(c.isdigit() for c in body)
     if not 0.08 <= digits / len(body) <= 0.8 or entropy(body) < 3.6 or is_stand_in(body):
         return False
-    return _mean_chunk(body) <= 3.0
+    return mean_chunk(body) <= 3.0
 
 
-def _wordy_share(value: str) -> float:
+def is_uuid(value: str) -> bool:
+    return bool(_UUID.match(value))
+
+
+def has_version(value: str) -> bool:
+    """``1.2.3`` or ``v10.0.1`` somewhere in the value."""
+    return bool(_VERSION.search(value))
+
+
+def has_file_suffix(value: str) -> bool:
+    return bool(_FILE_SUFFIX.search(value.lower()))
+
+
+def wordy_share(value: str) -> float:
     """Share of alphanumerics in English-looking words (two letter pairs in three are common)."""
     chunks = _CHUNKS.findall(value)
     wordy = sum(len(c) for c in chunks if len(c) >= 4 and c.isalpha()
@@ -243,7 +302,7 @@ def _wordy_share(value: str) -> float:
     return wordy / max(1, sum(map(len, chunks)))
 
 
-def _mean_chunk(value: str) -> float:
+def mean_chunk(value: str) -> float:
     """Random text breaks into short runs (``wW``, ``5``, ``k``); identifiers into words."""
     chunks = _CHUNKS.findall(value)
     return sum(map(len, chunks)) / len(chunks) if chunks else 0.0
@@ -254,23 +313,32 @@ def is_literal(value: str) -> bool:
     return not (TEMPLATE_VALUE.match(value.strip()) or _INTERPOLATION.search(value) or _REGEX.search(value))
 
 
+_PLACEHOLDER_WORD = re.compile("|".join(map(re.escape, PLACEHOLDER_WORDS)))
+_ASCENDING = re.compile("|".join("abcdefghijklmnopqrstuvwxyz"[i:i + 12] for i in range(15)))
+
+
 def is_placeholder(value: str) -> bool:
     """``xxxx``, ``<YOUR_KEY>``, ``changeme``, ``aaaa...``: stand-ins, not secrets."""
     low = value.lower()
-    if low in PLACEHOLDER_VALUES or any(w in low for w in PLACEHOLDER_WORDS):
+    if low in PLACEHOLDER_VALUES or _PLACEHOLDER_WORD.search(low):
         return True
-    return bool(low) and max(low.count(c) for c in set(low)) > 0.45 * len(low)
+    return bool(low) and max(Counter(low).values()) > 0.45 * len(low)
 
 
 def is_stand_in(value: str) -> bool:
-    """A placeholder, or an alphabet listing such as ``abcdefghijklmnop`` (12 ascending characters)."""
-    low = value.lower()
-    steps = "".join("1" if ord(b) - ord(a) == 1 else "0" for a, b in zip(low, low[1:]))
-    return is_placeholder(value) or "1" * 11 in steps
+    """A placeholder, or an alphabet listing such as ``abcdefghijklmnop`` (12 ascending letters)."""
+    return is_placeholder(value) or bool(_ASCENDING.search(value.lower()))
+
+
+_LOWER, _UPPER, _DIGIT = re.compile("[a-z]"), re.compile("[A-Z]"), re.compile("[0-9]")
+_SYMBOL = re.compile(r"[^A-Za-z0-9_.-]")
 
 
 def char_classes(value: str) -> int:
     """How many of lower, upper, digit and symbol appear (``_-.`` are joiners, not symbols)."""
+    if value.isascii():
+        return (bool(_LOWER.search(value)) + bool(_UPPER.search(value)) + bool(_DIGIT.search(value))
+                + bool(_SYMBOL.search(value)))
     return (any(c.islower() for c in value) + any(c.isupper() for c in value)
             + any(c.isdigit() for c in value) + any(not c.isalnum() and c not in "_-." for c in value))
 
@@ -278,7 +346,7 @@ def char_classes(value: str) -> int:
 def entropy(value: str) -> float:
     """Shannon entropy in bits per character."""
     n = len(value)
-    return -sum(k / n * math.log2(k / n) for k in (value.count(c) for c in set(value))) if n else 0.0
+    return -sum(k / n * math.log2(k / n) for k in Counter(value).values()) if n else 0.0
 
 
 def is_jwt(token: str) -> bool:
@@ -306,9 +374,11 @@ def _b64_json_object(segment: str) -> str | None:
 FORMAT_CHECKS: dict[str, Callable[[str], bool]] = {
     "": lambda token: True,
     "placeholder": lambda token: not is_placeholder(token),
+    "stand-in": lambda token: not is_stand_in(token),
     "random": looks_random,
     "jwt": is_jwt,
     "mixed": lambda token: char_classes(token) >= 3 and not is_placeholder(token),
     "slack": lambda token: sum(c.isdigit() for c in token) >= 4 and "xxx" not in token.lower(),
-    "artifactory": lambda token: any(c.islower() or c.isdigit() for c in token[3:]),
+    # ``AP6xxxx...`` yes; ``APDefaultSettings`` (English words in CamelCase) no.
+    "artifactory": lambda token: any(c.islower() or c.isdigit() for c in token[3:]) and wordy_share(token) < 0.5,
 }

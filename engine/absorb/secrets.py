@@ -2,12 +2,22 @@
 
 The engine refuses to store a fact that carries a secret, so this scan runs on
 every write: it must be fast on prose and conservative, since a false positive
-refuses a user's memory. Evidence comes from self-identifying formats
-(``ghp_...``, ``AKIA...``, JWTs; see ``engine.absorb.secret_rules``), from a
-secret-sounding identifier bound to a literal (``api_key = "..."``,
-``"token": "..."``; never a template or placeholder, and keys must look random),
-and from PEM blocks, URLs, ``curl -u`` and ``Authorization`` headers.
-Findings carry a rule name and a character span, never the value itself.
+refuses a user's memory. Evidence, strongest first:
+
+- self-identifying formats (``ghp_...``, ``AKIA...``, JWTs; ``engine.absorb.secret_rules``
+  and the catalogue-derived ``engine.absorb.secret_catalogue``);
+- structure: PEM blocks, headerless private keys, Kubernetes ``Secret`` data,
+  connection strings, credentials in URLs, ``curl -u`` and ``Authorization``
+  headers (here and in ``engine.absorb.secret_structure``);
+- a secret-sounding identifier bound to a literal (``api_key = "..."``,
+  ``"token": "..."``; never a template or placeholder, and keys must look random);
+- for providers no table names: a random value after a credential word or a
+  provider's name, or a quoted value random beyond doubt (``engine.absorb.secret_context``,
+  judged by ``engine.absorb.secret_entropy``).
+
+Zero-width characters and soft hyphens are removed before the scan (a key split
+by U+200B is still a key); spans point into the original text. Findings carry a
+rule name and a character span, never the value itself.
 """
 
 from __future__ import annotations
@@ -17,6 +27,10 @@ import re
 from dataclasses import dataclass
 
 from engine.absorb import secret_rules as R
+from engine.absorb.secret_context import WORDS as _WORDS
+from engine.absorb.secret_context import context_hits, keyword_kind
+from engine.absorb.secret_entropy import DEFAULT_KNOBS, Knobs
+from engine.absorb.secret_structure import structure_hits
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,9 +44,10 @@ class SecretFinding:
 
 # When two findings overlap, a named format beats a heuristic.
 _PRIO_FORMAT, _PRIO_CONTEXT, _PRIO_KEYWORD, _PRIO_FALLBACK = range(4)
+# Invisible characters that split a pasted key without changing what it opens.
+_INVISIBLE = re.compile("[\u00ad\u180e\u200b-\u200f\u2060-\u2064\ufeff]+")
 _Hit = tuple[int, int, int, str]  # (priority, start, end, rule)
 
-_PREFIX_RE = re.compile("|".join(f"(?P<r{i}>{r.pattern})" for i, r in enumerate(R.PREFIX_RULES)), re.ASCII)
 # Runs of token characters long enough to hold a credential; prose has few.
 # The byte table answers "is there any such run?" without a regex scan.
 _RUN_TABLE = bytes(chr(i) in "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_+/=.~:|@-"
@@ -41,12 +56,11 @@ _RUN = b"\x01" * 12
 _CANDIDATE = re.compile(r"[A-Za-z0-9_+/=.~:|@-]{12,}")
 # Every format has a digit, an inner capital or a symbol; long plain words do not.
 _NOT_A_WORD = re.compile(r"[0-9A-Z_+/=~|@:]")
-_TOKEN_SEP = re.compile(r"[=:|@]+")
+_TOKEN_SEP = re.compile(r"[=:|@/.]+")
 _STEMS = (b"pass", b"pw", b"secre", b"token", b"key", b"auth", b"cred")
 _STEM = re.compile(b"|".join(_STEMS))
 _IDENT_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
 _IDENT_TAIL = re.compile(r"[\w.-]*", re.ASCII)
-_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 _PROSE_QUALIFIER = re.compile(r"(?i)\b(api|access|secret|private|auth|license|signing|bot|refresh|deploy) $")
 # What may follow a secret-sounding identifier: an operator of some language,
 # an XML element, a call, "is" in prose, or a bare space (``--api-key X``, ``password "x"``).
@@ -74,24 +88,51 @@ _BEARER = re.compile(r"\b(?:Bearer|Basic)\s+(?P<v>[A-Za-z0-9._~+/=-]{16,})")
 
 def find_secrets(text: str) -> list[SecretFinding]:
     """Every credential found in ``text``, sorted by start, never overlapping."""
+    return scan(text, DEFAULT_KNOBS)
+
+
+def scan(text: str, knobs: Knobs) -> list[SecretFinding]:
+    """``find_secrets`` with explicit thresholds and rules switched off (the benchmark's protocols)."""
     if not text:
         return []
-    # Cheap gates first: ordinary prose usually fails all three in a few microseconds.
+    if not text.isascii() and _INVISIBLE.search(text):
+        kept = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
+        found = _scan(_INVISIBLE.sub("", text), knobs)
+        return [SecretFinding(f.rule, kept[f.start], kept[f.end - 1] + 1) for f in found]
+    return _scan(text, knobs)
+
+
+def _scan(text: str, knobs: Knobs) -> list[SecretFinding]:
+    # Cheap gates first: ordinary prose usually fails all of them in a few microseconds.
     hits = _context_hits(text)
-    if _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE):
-        hits += _format_hits(text)
+    has_run = _RUN in text.encode("utf-8", "surrogatepass").translate(_RUN_TABLE)
+    found = structure_hits(text, has_run)
+    if found:
+        hits += [(_PRIO_CONTEXT, *hit) for hit in found]
     # ASCII-only lowering keeps one byte per character, so offsets stay valid ("İ".lower() would not).
     lowered = text.encode("ascii", "replace").lower()
+    judged: list[tuple[int, int, str | None]] = []
     for stem in _STEMS:
         if stem in lowered:
-            hits += _keyword_hits(text, lowered)
+            judged = _keyword_hits(text, lowered, knobs)
+            hits += [(_PRIO_KEYWORD, *hit) for hit in judged if hit[2]]
             break
+    if has_run:
+        spans = _token_runs(text)
+        if spans:
+            hits += _format_hits(text, spans, knobs)
+            # A literal the keyword judge ruled on (a strict provider shape not met, a prefix pinned
+            # by a format) is not judged again, in part, by the context heuristics.
+            ruled = sorted((start, end) for start, end, _ in judged)
+            hits += [(_PRIO_FALLBACK, *hit) for hit in context_hits(text, spans, knobs, ruled)]
+    if knobs.disabled:
+        hits = [hit for hit in hits if hit[3] not in knobs.disabled]
     return _resolve(hits) if hits else []
 
 
 def first_secret(text: str) -> SecretFinding | None:
     """The earliest credential in ``text``, or ``None`` (the check on every write)."""
-    found = find_secrets(text)
+    found = scan(text, DEFAULT_KNOBS)
     return found[0] if found else None
 
 
@@ -111,32 +152,36 @@ def _resolve(hits: list[_Hit]) -> list[SecretFinding]:
 # --- self-identifying formats -------------------------------------------
 
 
-def _format_hits(text: str) -> list[_Hit]:
-    """Try the format table where a token can begin: a run's start or after ``= : | @``.
+def _token_runs(text: str) -> list[tuple[int, int]]:
+    """Runs of token characters that hold a digit, an inner capital or a symbol (long plain words do not)."""
+    return [m.span() for m in _CANDIDATE.finditer(text) if _NOT_A_WORD.search(text, m.start() + 1, m.end())]
+
+
+def _format_hits(text: str, spans: list[tuple[int, int]], knobs: Knobs) -> list[_Hit]:
+    """Try the format table where a token can begin: a run's start or after ``= : | @ / .``.
 
     Anchored matches keep the cost linear in the text and stop the table from
     finding "keys" in the middle of base64 blobs and hashes.
     """
     out = []
-    for cand in _CANDIDATE.finditer(text):
-        start, end = cand.span()
-        if not _NOT_A_WORD.search(text, start + 1, end):
-            continue
+    for start, end in spans:
         for pos in [start, *(sep.end() for sep in _TOKEN_SEP.finditer(text, start, end))]:
-            m = _PREFIX_RE.match(text, pos, end)
+            m = R.PREFIX_DISPATCH.get(text[pos:pos + 1], R.PREFIX_ANYWHERE).match(text, pos, end)
             if m is not None:
                 rule = R.PREFIX_RULES[int(m.lastgroup[1:])]
                 if R.FORMAT_CHECKS[rule.check](m.group()):
                     out.append((_PRIO_FORMAT, m.start(), m.end(), rule.name))
             m = R.PREFIXED_TOKEN.match(text, pos, end)
-            if m is not None and _vendor_token(m):
+            if m is not None and _vendor_token(m, knobs):
                 out.append((_PRIO_FALLBACK, m.start(), m.end(), "prefixed-token"))
     return out
 
 
-def _vendor_token(m: re.Match[str]) -> bool:
-    if m.group("prefix").lower() in R.NON_VENDOR_PREFIXES or m.group().startswith(R.KNOWN_VALUE_PREFIXES):
+def _vendor_token(m: re.Match[str], knobs: Knobs) -> bool:
+    if m.group("prefix").lower() in R.NON_VENDOR_PREFIXES:
         return False
+    if m.group().startswith(R.KNOWN_VALUE_PREFIXES) and knobs.pinned_prefixes:
+        return False  # judged by its own format rule (unless an experiment switched those off)
     return R.random_body(m.group("prefix"), m.group("body"))
 
 
@@ -170,7 +215,9 @@ def _masked(m: re.Match[str]) -> bool:
 # --- identifier = value ---------------------------------------------------
 
 
-def _keyword_hits(text: str, lowered: bytes) -> list[_Hit]:
+def _keyword_hits(text: str, lowered: bytes, knobs: Knobs) -> list[tuple[int, int, str | None]]:
+    """``(start, end, rule)`` of every literal bound to a secret-sounding identifier; ``rule`` is
+    ``None`` where the literal was judged not to be a secret."""
     out = []
     done = 0
     for stem in _STEM.finditer(lowered):
@@ -178,11 +225,11 @@ def _keyword_hits(text: str, lowered: bytes) -> list[_Hit]:
             continue  # inside an identifier or a literal already parsed
         start, end = _ident_bounds(text, stem.start())
         done = end
-        kind = _keyword_kind(_with_prose_qualifier(text, start, text[start:end].strip(".-")))
+        kind = keyword_kind(_with_prose_qualifier(text, start, text[start:end].strip(".-")))
         if kind is not None:
-            hit, done = _assigned_value(text, start, end, kind)
+            hit, done = _assigned_value(text, start, end, kind, knobs)
             if hit is not None:
-                out.append((_PRIO_KEYWORD, *hit))
+                out.append(hit)
     return out
 
 
@@ -202,44 +249,14 @@ def _with_prose_qualifier(text: str, start: int, name: str) -> str:
     return f"{m.group(1)}_{name}" if m and name.isalpha() else name
 
 
-def _keyword_kind(ident: str) -> str | None:
-    """``"password"``, ``"token"`` or ``None``: what the identifier announces."""
-    words = [w.lower() for w in _WORDS.findall(ident)]
-    kind, last = None, -1
-    for i, word in enumerate(words):
-        found = _word_kind(word, words[i - 1] if i else "", len(words) - i - 1)
-        if found:
-            kind = "password" if "password" in (kind, found) else found
-            last = i
-    trailing = [w for w in words[last + 1:] if not w.isdigit()]
-    # The keyword must head the name: ``db_password_secure`` yes, ``TokenClassificationModel`` no.
-    if kind is None or len(trailing) > 2 or any(w in R.TRAILING_STOP_WORDS for w in trailing):
-        return None
-    if "public" in words or "publishable" in words:
-        return None  # public keys and tokens are meant to be shared
-    return kind
-
-
-def _word_kind(word: str, before: str, after: int) -> str | None:
-    if word in R.SHORT_PASSWORD_WORDS:
-        # "pass" and "pw" are verbs and abbreviations too: only ``db_pass``, ``sl_pass_secure``.
-        return "password" if before and after <= 1 else None
-    if word in R.PASSWORD_WORDS or word.endswith(R.PASSWORD_SUFFIXES):
-        return "password"
-    if word == "key":
-        return "token" if before and before not in R.KEY_STOP_QUALIFIERS else None
-    if word in R.TOKEN_WORDS or word.endswith(R.TOKEN_SUFFIXES):
-        return None if before in R.TOKEN_STOP_QUALIFIERS else "token"
-    return None
-
-
-def _assigned_value(text: str, start: int, end: int, kind: str) -> tuple[tuple | None, int]:
-    """The (start, end, rule) of the literal bound to ``text[start:end]``, and where parsing
-    stopped: keyword stems inside a consumed literal are data, so the caller resumes after it."""
+def _assigned_value(text: str, start: int, end: int, kind: str, knobs: Knobs) -> tuple[tuple | None, int]:
+    """The (start, end, rule) of the literal bound to ``text[start:end]`` (``rule`` ``None``: judged
+    not a secret), and where parsing stopped: keyword stems inside a consumed literal are data,
+    so the caller resumes after it."""
     ident = text[start:end]
     m = _ASSIGN.match(text, end)
     if m is None or not _form_ok(m, text, text[start - 1] if start else "", ident.startswith("-")):
-        return _reverse_value(text, start, ident, kind), end
+        return _reverse_value(text, start, ident, kind, knobs), end
     if m.group("op") == ",":
         kind = "token"  # ("pwd", "Quit") is a list of words far more often than a login
     if m.group("sprefix") == "r":
@@ -252,8 +269,9 @@ def _assigned_value(text: str, start: int, end: int, kind: str) -> tuple[tuple |
         value = _unquoted_literal(text, m, vstart)
         if value is None:
             return None, m.end()
-    rule = _judge(value, ident, kind, quoted=group == "qv")
-    return ((vstart, vstart + len(value), rule) if rule else None), m.end()
+        if text[start - 1:start] in ("?", "&"):
+            value = value.split("&", 1)[0].split("#", 1)[0]  # a URL query parameter ends at the next one
+    return (vstart, vstart + len(value), _judge(value, ident, kind, group == "qv", knobs)), m.end()
 
 
 def _unquoted_literal(text: str, m: re.Match[str], vstart: int) -> str | None:
@@ -287,22 +305,21 @@ def _form_ok(m: re.Match[str], text: str, before: str, cli: bool) -> bool:
     return True
 
 
-def _reverse_value(text: str, start: int, ident: str, kind: str) -> tuple[int, int, str] | None:
+def _reverse_value(text: str, start: int, ident: str, kind: str, knobs: Knobs) -> tuple[int, int, str | None] | None:
     """``if ("literal" == password)``: the literal before a comparison."""
     if not text[max(0, start - 6):start].rstrip().endswith("="):
         return None
     m = _REVERSE.search(text, max(0, start - 320), start)
-    rule = _judge(m.group(2), ident, kind, quoted=True) if m else None
-    return (m.start(2), m.end(2), rule) if rule else None
+    return (m.start(2), m.end(2), _judge(m.group(2), ident, kind, True, knobs)) if m else None
 
 
-def _judge(value: str, ident: str, kind: str, quoted: bool) -> str | None:
+def _judge(value: str, ident: str, kind: str, quoted: bool, knobs: Knobs) -> str | None:
     """The rule name if ``value`` is a real secret for this identifier, else ``None``."""
     words = {w.lower() for w in _WORDS.findall(ident)}
     compact = re.sub(r"[^a-z]", "", ident.lower())
     for word, shape, rule, strict in R.CONTEXT_FORMATS:
         # Short provider names must be whole words ("ibm", not the middle of "climbMax").
-        if word in words or (len(word) > 6 and word in compact):
+        if rule not in knobs.disabled and (word in words or (len(word) > 6 and word in compact)):
             if shape.fullmatch(value):
                 return rule
             if strict:
@@ -310,6 +327,6 @@ def _judge(value: str, ident: str, kind: str, quoted: bool) -> str | None:
             break  # the first provider named decides; lenient ones fall back to the generic tests
     if kind == "password":
         return "password-assignment" if R.password_like(value, quoted) else None
-    if value.startswith(R.KNOWN_VALUE_PREFIXES):
-        return None  # judged by its own format rule
+    if value.startswith(R.KNOWN_VALUE_PREFIXES) and knobs.pinned_prefixes:
+        return None  # judged by its own format rule (unless an experiment switched those off)
     return "secret-assignment" if R.looks_random(value) else None
