@@ -39,7 +39,7 @@ from engine.plans.curation import Contradiction, Edge
 from engine.plans.service import PlanService, Progress
 from engine.search.hybrid import Hit, SearchFilters
 from engine.search.index_sync import IndexSync
-from engine.search.service import SearchService
+from engine.search.service import SearchService, Timing
 from engine.store.connection import Store
 from engine.store.context import Context
 from engine.store.plans import Plan, PlanSummary
@@ -237,6 +237,11 @@ class Memory:
                query_vector: np.ndarray | None = None) -> list[Hit]:
         """Hybrid search; pass ``query_vector`` to skip embedding the query."""
         return self.finder.search(query, top_k=top_k, filters=filters, query_vector=query_vector)
+
+    def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
+                     query_vector: np.ndarray | None = None) -> tuple[list[Hit], Timing]:
+        """``search`` with where its time went (``Timing``: embed_ms, search_ms engine-only, total_ms)."""
+        return self.finder.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector)
 
     def browse(self, filters: SearchFilters | None = None) -> list[int]:
         """Ids of every fact passing ``filters``, newest first (no query; see ``describe``)."""

@@ -116,8 +116,8 @@ def search(request: Request, body: SearchRequest) -> Json:
                             tags=tuple(body.tags), min_confidence=body.min_confidence,
                             since=parse_time(body.since) if body.since is not None else None,
                             until=parse_time(body.until) if body.until is not None else None)
-    hits = memory_of(request).search(body.query, top_k=body.top_k, filters=filters)
-    return serialize.hits(hits)
+    hits, timing = memory_of(request).search_timed(body.query, top_k=body.top_k, filters=filters)
+    return serialize.hits(hits, timing)
 
 
 @router.get("/facts/{fact_id}", summary="read a fact: active, latest version, or full history")

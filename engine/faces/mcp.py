@@ -93,7 +93,7 @@ def _reading_tools(server: MCPServer, memory: Memory) -> None:
                       ) -> dict[str, Any]:
         """Hybrid search (meaning and words, times freshness) over active facts; each hit has its id and score parts."""
         filters = _engine(lambda: SearchFilters(scope=scope, tags=tuple(tags or ())))
-        return serialize.hits(_engine(lambda: memory.search(query, top_k=top_k, filters=filters)))
+        return serialize.hits(*_engine(lambda: memory.search_timed(query, top_k=top_k, filters=filters)))
 
     @server.tool()
     def memory_get(fact_id: FactId, mode: Annotated[Literal[READ_MODES], Field(

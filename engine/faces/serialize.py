@@ -19,6 +19,7 @@ from engine.history.replay import Replay
 from engine.housekeeping.abstract import Report
 from engine.plans.curation import Contradiction, Edge
 from engine.search.hybrid import Hit
+from engine.search.service import Timing
 from engine.store.plans import Plan, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
@@ -34,13 +35,17 @@ def plans(values: Iterable[PlanSummary]) -> list[Json]:
     return [p.to_dict() for p in values]
 
 
-def hits(values: Iterable[Hit]) -> Json:
-    return {"results": [h.to_dict() for h in values]}
+def hits(values: Iterable[Hit], timing: Timing | None = None) -> Json:
+    answer: Json = {"results": [h.to_dict() for h in values]}
+    if timing is not None:
+        answer["timing"] = timing.to_dict()
+    return answer
 
 
-def batch_line(qid: Any, values: Iterable[Hit] | None = None, error: str | None = None) -> Json:
-    """One line of ``search --batch``: the query's id with its hits, or with its error."""
-    return {"qid": qid, "error": error} if error is not None else {"qid": qid, **hits(values or [])}
+def batch_line(qid: Any, values: Iterable[Hit] | None = None, error: str | None = None,
+               timing: Timing | None = None) -> Json:
+    """One line of ``search --batch``: the query's id with its hits and timing, or with its error."""
+    return {"qid": qid, "error": error} if error is not None else {"qid": qid, **hits(values or [], timing)}
 
 
 def reading(value: Reading) -> Json:

@@ -166,7 +166,8 @@ class Hit:
                 "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4), "context": round(self.context, 4),
                 "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
                 "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
-                "created_at": format_time(f.created_at), "sources": f.sources}
+                "created_at": format_time(f.created_at), "sources": f.sources,
+                **({"damaged": f.damaged} if f.damaged else {})}
 
 
 @dataclass

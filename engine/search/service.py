@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+from dataclasses import dataclass
 from typing import Callable, Sequence
 
 import numpy as np
@@ -24,23 +26,32 @@ class SearchService:
 
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
                query_vector: np.ndarray | None = None) -> list[Hit]:
+        return self.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector)[0]
+
+    def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
+                     query_vector: np.ndarray | None = None) -> tuple[list[Hit], Timing]:
+        """The hits and where the time went: embedding the query, the engine's own search, the whole call."""
+        started = time.perf_counter()
         check_query(query, top_k)
         if not query.strip():
-            return []
+            return [], Timing(0.0, 0.0, _ms_since(started))
         ctx, filters = self._ctx, filters or SearchFilters()
         limits, llm = ctx.settings.memory, self._llm()
         with ctx.store.guard(reads_first=False):  # a search's own reads are written in batches
             # The model before the index, so the model's load-time peak comes before the index's memory.
             vector = ctx.embed([query])[0] if query_vector is None else np.asarray(query_vector, np.float32)
+            embedded = time.perf_counter()
             index = self._index.ready()
             if len(vector) != index.dim:
                 raise InvalidInput(f"query vector has {len(vector)} dimensions; this memory uses {index.dim}")
             hits = Searcher(ctx.store.db, index, limits).search(
                 query, vector, rerank.pool_size(limits, llm, top_k), filters, ctx.clock())
             hits = rerank.rerank(limits, llm, query, hits, top_k)
+            searched = time.perf_counter()
             # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
             ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
-        return hits
+        embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
+        return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started))
 
     def browse(self, filters: SearchFilters | None = None) -> list[int]:
         with self._ctx.store.guard():
@@ -50,6 +61,23 @@ class SearchService:
         with self._ctx.store.guard():
             found = load_facts(self._ctx.store.db, fact_ids)
         return browse.describe([found[i] for i in fact_ids if i in found], self._ctx.clock(), self._ctx.settings.memory)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Milliseconds: embedding the query, the engine-only search (index, BM25, ranking, any rerank),
+    and the whole call."""
+    embed_ms: float
+    search_ms: float
+    total_ms: float
+
+    def to_dict(self) -> dict[str, float]:
+        return {"embed_ms": round(self.embed_ms, 3), "search_ms": round(self.search_ms, 3),
+                "total_ms": round(self.total_ms, 3)}
+
+
+def _ms_since(started: float) -> float:
+    return (time.perf_counter() - started) * 1000
 
 
 def check_query(query: object, top_k: int) -> None:

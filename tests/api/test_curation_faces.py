@@ -118,6 +118,7 @@ def test_an_agent_curates_over_mcp(seeded, db_path: Path, embedder) -> None:
         call = session.call_tool
         seen: dict[str, Any] = {"tools": {t.name: t for t in (await session.list_tools()).tools}}
         seen["pairs"] = await call("memory_contradictions", {})
+        seen["search"] = await call("memory_search", {"query": "replicas on staging"})
         seen["version"] = await call("memory_version", {"fact_id": ivan, "text": IVAN + " He leads the team."})
         seen["resolve"] = await call("memory_resolve", {"fact_id": three, "other_id": five, "keep": "both"})
         seen["timeline"] = await call("memory_timeline", {"fact_id": five})
@@ -141,6 +142,7 @@ def test_an_agent_curates_over_mcp(seeded, db_path: Path, embedder) -> None:
         assert tool.description and all(p.get("description") or p.get("title") for p in
                                         tool.input_schema["properties"].values())
     assert seen["pairs"].structured_content["contradictions"][0]["left"]["id"] == three
+    assert set(seen["search"].structured_content["timing"]) == {"embed_ms", "search_ms", "total_ms"}
     assert seen["version"].structured_content["changes"]["facts_status_changed"] == [ivan]
     assert seen["resolve"].structured_content["items"][0]["outcome"] == "link"
     assert seen["timeline"].structured_content["open_contradictions"] == []

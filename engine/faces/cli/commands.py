@@ -126,22 +126,24 @@ def search(ctx: Context, args: argparse.Namespace) -> int:
     filters = _filters(args)
     with ctx.open() as memory:
         if args.batch is None:
-            hits = memory.search(args.query, top_k=args.top_k, filters=filters)
-            render.search_results(hits, args.json)
+            hits, timing = memory.search_timed(args.query, top_k=args.top_k, filters=filters)
+            render.search_results(hits, args.json, timing)
             return 0
-        failures = 0
+        failures = answered = 0
         for qid, query, error in _batch_queries(args.batch):
             if error is None:
                 try:
-                    hits = memory.search(query, top_k=args.top_k, filters=filters)
+                    hits, timing = memory.search_timed(query, top_k=args.top_k, filters=filters)
                 except InvalidInput as err:
                     error = str(err)
             if error is not None:
                 failures += 1
                 print(json.dumps(serialize.batch_line(qid, error=error), ensure_ascii=False))
             else:
-                print(json.dumps(serialize.batch_line(qid, hits), ensure_ascii=False))
-        return 1 if failures else 0
+                answered += 1
+                print(json.dumps(serialize.batch_line(qid, hits, timing=timing), ensure_ascii=False))
+        # As for plans: some queries refused -> 3, every query refused -> 1.
+        return EXIT_OK if not failures else EXIT_SOME_REFUSED if answered else EXIT_FAILED
 
 
 def get(ctx: Context, args: argparse.Namespace) -> int:

@@ -76,9 +76,9 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
         print(f"note: {plan.note}")
 
 
-def search_results(hits: list[Hit], as_json: bool) -> None:
+def search_results(hits: list[Hit], as_json: bool, timing: Any = None) -> None:
     if as_json:
-        emit_json(serialize.hits(hits))
+        emit_json(serialize.hits(hits, timing))
         return
     if not hits:
         print("no results")
@@ -89,6 +89,9 @@ def search_results(hits: list[Hit], as_json: bool) -> None:
         f = h.fact
         print(f"{f.id:>6} {h.score:6.3f} {h.cosine:5.2f} {h.bm25:5.2f} {h.freshness:5.2f} "
               f"{h.effective_confidence:5.2f}  {f.scope:<5} {f.kind:<15} {_clip(f.text, width)}")
+    if timing is not None:
+        print(f"({len(hits)} hits; embedding the query {timing.embed_ms:.1f} ms, search {timing.search_ms:.1f} ms, "
+              f"total {timing.total_ms:.1f} ms)")
 
 
 def _fact_lines(fact: Fact) -> Iterable[str]:
