@@ -15,7 +15,11 @@ from importlib import metadata
 from pathlib import Path
 from typing import Annotated, Any, Callable, Literal, TypeVar
 
+import anyio
+import mcp_types
 from mcp.server.mcpserver import MCPServer
+from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
@@ -199,4 +203,26 @@ def _curation_tools(server: MCPServer, memory: Memory) -> None:
 def run_stdio(db: Path, settings: Settings, *, clock: Clock = system_clock) -> None:
     """Serve until the client closes stdin."""
     with Memory(db, settings, clock=clock, actor="mcp") as memory:
-        build_server(memory).run("stdio")
+        anyio.run(_serve_stdio, build_server(memory))
+
+
+async def _serve_stdio(server: MCPServer) -> None:
+    """The SDK's stdio loop, except that a line that is not a JSON-RPC message gets the JSON-RPC
+    parse error (-32700) the specification asks for, where the SDK would drop it without a word."""
+    async with stdio_server() as (incoming, outgoing):
+        checked_send, checked = anyio.create_memory_object_stream[Any](0)
+
+        async def answer_garbage() -> None:
+            async with checked_send:
+                async for item in incoming:
+                    if isinstance(item, Exception):
+                        await outgoing.send(SessionMessage(mcp_types.JSONRPCError(
+                            jsonrpc="2.0", id=None, error=mcp_types.ErrorData(
+                                code=mcp_types.PARSE_ERROR, message="parse error: not a JSON-RPC 2.0 message"))))
+                        continue
+                    await checked_send.send(item)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(answer_garbage)
+            lowlevel = server._lowlevel_server  # the SDK's own run_stdio_async does the same
+            await lowlevel.run(checked, outgoing, lowlevel.create_initialization_options())

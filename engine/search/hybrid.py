@@ -79,7 +79,9 @@ class SearchFilters:
             clauses.append("created_at <= ?")
             params.append(self.until)
         for tag in self.tags:
-            clauses.append("EXISTS (SELECT 1 FROM json_each(facts.tags) WHERE json_each.value = ?)")
+            # A row whose tags column is damaged matches no tag rather than failing the whole query.
+            clauses.append("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(facts.tags) THEN facts.tags "
+                           "ELSE '[]' END) WHERE json_each.value = ?)")
             params.append(tag.lower())
         return " AND ".join(clauses), params
 

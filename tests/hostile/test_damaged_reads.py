@@ -57,3 +57,17 @@ def test_a_snapshot_survives_a_fact_with_damaged_tags(run: Run, db_path: Path) -
     code, out, err = run("snapshot", "--session", "s1", "--json")
     assert code == 0, err
     assert "renew the staging certificate" in json.loads(out)["text"]
+
+
+def test_a_tag_filter_skips_a_fact_with_damaged_tags_and_says_so_in_json(run: Run, db_path: Path) -> None:
+    run("absorb", "The deploy pipeline runs on the staging cluster every night at two.", "--tags", "ops")
+    run("absorb", "The staging certificate is renewed by the ops team every ninety days.", "--tags", "ops")
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE facts SET tags = '{not json' WHERE id = 1")
+    db.commit()
+    code, out, err = run("search", "staging", "--tag", "ops", "--json")
+    assert code == 0, err
+    assert [hit["id"] for hit in json.loads(out)["results"]] == [2]
+    code, out, err = run("search", "deploy pipeline", "--json")
+    damaged = [hit for hit in json.loads(out)["results"] if hit["id"] == 1]
+    assert code == 0 and damaged and damaged[0]["damaged"]
