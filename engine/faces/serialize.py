@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from engine.agents.profile import Profile, ProfileVersion
+from engine.agents.profile import Profile, ProfileFile, ProfileVersion
 from engine.agents.snapshot import Snapshot
 from engine.changes import ChangeRecord
 from engine.clock import format_time
@@ -103,6 +103,10 @@ def abstract_report(report: Report) -> Json:
 
 def profile(value: Profile) -> Json:
     return {**value.to_dict(), "changes": changes(value.changes)}
+
+
+def profile_file(value: ProfileFile) -> Json:
+    return value.to_dict()
 
 
 def profile_versions(values: Iterable[ProfileVersion]) -> list[Json]:

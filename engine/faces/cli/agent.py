@@ -104,7 +104,7 @@ def profile_show(ctx: Any, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         profile = memory.profile()
     if args.json:
-        render.emit_json(profile.file(args.name).to_dict() if args.name else serialize.profile(profile))
+        render.emit_json(serialize.profile_file(profile.file(args.name)) if args.name else serialize.profile(profile))
     elif args.name:
         sys.stdout.write(profile.file(args.name).text)
     else:
