@@ -79,3 +79,9 @@ def test_a_config_value_out_of_range_stops_the_cli(run: Run, db_path: Path) -> N
     (db_path.parent / "memlens.toml").write_text("[memory]\ncandidates = -5\n")
     code, out, err = run("search", "deploy")
     assert code == 1 and "candidates" in err
+
+
+def test_three_thousand_tag_filters_are_one_line_not_an_sqlite_error(run: Run) -> None:
+    args = [part for n in range(3000) for part in ("--tag", f"t{n}")]
+    code, out, err = run("search", "anything at all", *args)
+    assert code == 1 and "at most 50 tags" in err and err.count("\n") == 1 and "Traceback" not in err

@@ -67,3 +67,16 @@ def test_the_profile_and_the_snapshot_use_absorbs_detector(memory: Memory, monke
     stored = db.execute("SELECT group_concat(text) FROM session_snapshots").fetchone()[0] or ""
     stored += db.execute("SELECT coalesce(group_concat(text), '') FROM profile_versions").fetchone()[0]
     assert "sk-ant-" not in stored
+
+
+def test_a_truncated_anthropic_key_never_reaches_the_profile_or_a_snapshot(memory: Memory) -> None:
+    truncated = "sk-ant-api03-" + "riGp_58WAm-dX3a5IDnOdcdbWB2dC4xq7Lm"  # cut short, as pasted from a log
+    with pytest.raises(SecretRejected):
+        memory.save_profile("MEMORY.md", f"# Notes\nThe staging key is {truncated} for now.\n", "absent")
+    assert memory.profile_versions("MEMORY.md") == []
+    (memory.profile_folder / "MEMORY.md").write_text(f"Key {truncated} pasted by hand.\n", encoding="utf-8")
+    snapshot = memory.snapshot("s1")
+    assert truncated not in snapshot.text
+    with memory.store.guard():
+        stored = memory.store.db.execute("SELECT group_concat(text) FROM session_snapshots").fetchone()[0] or ""
+    assert truncated not in stored
