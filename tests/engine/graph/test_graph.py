@@ -117,8 +117,9 @@ def test_an_edge_whose_facts_are_inactive_is_shown_inactive_not_removed(memory: 
     assert volga.active is False and volga.fact_ids == (world[3],)
     assert ("Volga Soft", "located_in") not in {(r.src.name, r.type) for r in memory.graph_relations(
         include_inactive=False)}
-    # A new version of a fact without the relation leaves the old relation inactive too.
-    memory.apply_plan(memory.propose([{"action": "supersede", "fact_id": world[5],
+    # A new version told to drop the entities and relations leaves the old relation inactive too
+    # (by default a new version keeps them: see test_a_new_version_keeps_entities_relations_source_and_tags).
+    memory.apply_plan(memory.propose([{"action": "supersede", "fact_id": world[5], "entities": [], "relations": [],
                                        "text": "Ivan Petrov handed Project Atlas over to the new console team."}]).id)
     assert memory.graph_query("Project Atlas", ["<leads"]) == []
     assert [f.status for f in memory.entity_facts("project:project atlas")] == ["superseded"]
