@@ -28,6 +28,7 @@ from gui.resources import icon
 from gui.session import Session
 
 WELCOME, PANES = 0, 1
+INSPECTOR_MIN_WIDTH = 320
 
 
 class MainWindow(QMainWindow):
@@ -50,7 +51,13 @@ class MainWindow(QMainWindow):
         self.search_split = QSplitter(Qt.Orientation.Horizontal)
         self.search_split.addWidget(self.search)
         self.search_split.addWidget(self.inspector)
-        self.search_split.setSizes([900, 500])
+        # The results get three fifths and keep that share as the window grows; the inspector never
+        # shrinks below what its buttons need (it would clip them).
+        self.search_split.setStretchFactor(0, 3)
+        self.search_split.setStretchFactor(1, 2)
+        self.search_split.setChildrenCollapsible(False)
+        self.inspector.setMinimumWidth(INSPECTOR_MIN_WIDTH)
+        self.search_split.setSizes([840, 560])
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.graph, "graph"),
