@@ -65,7 +65,7 @@ class GraphPane(QWidget):
                                                              "(dashed)", checked=True)
         self.inactive.toggled.connect(lambda _on: self._draw())
         self.show_all = QPushButton("Show all", toolTip="Every entity (may be slow to lay out on a huge graph)")
-        self.show_all.clicked.connect(lambda: self._set_visible(set(self.entities)))
+        self.show_all.clicked.connect(self.show_everything)
         self.relayout = QPushButton("Re-layout", toolTip="Lay the graph out again (pinned nodes stay)")
         self.relayout.clicked.connect(lambda: self._layout(fresh=True))
         self.steps = QLineEdit(placeholderText="path steps, e.g.  <located_in <works_at", clearButtonEnabled=True)
@@ -139,6 +139,10 @@ class GraphPane(QWidget):
             ranked = sorted(self.entities, key=lambda k: (-degree[k], k))
             self.visible = set(ranked if len(ranked) <= SHOW_ALL_UP_TO else ranked[:START_WITH])
         self._layout()
+
+    def show_everything(self) -> None:
+        self._fit_next = True  # the whole graph is what was asked for
+        self._set_visible(set(self.entities))
 
     def _set_visible(self, keys: set[str]) -> None:
         self.visible = keys & set(self.entities)

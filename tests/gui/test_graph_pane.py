@@ -185,6 +185,13 @@ def test_find_expand_and_answers_are_brought_into_view(qtbot, window, demo_copy)
     pane.run.click()
     qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
     assert all(_in_view(pane, k) for k in pane.canvas.highlighted)
+    with qtbot.waitSignal(pane.laid_out, timeout=WAIT_MS):
+        pane.show_all.click()
+    assert all(_in_view(pane, k) for k in pane.visible) and len(pane.visible) == 34
+    _find(qtbot, pane, "Kazan", hops=1)
+    pane.steps.setText("<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
     pane.canvas.grab()
     names = [text for text, _box in pane.canvas.labels.painted]
     assert names.count("Kazan") == 1  # selected and an end of the path: still one label
