@@ -12,7 +12,9 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e '.[dev]'
 	touch $(STAMP)
 
+# Qt names none of the system libraries its X11 plugin misses; gui.system_libs prints the apt-get line.
 run: $(STAMP)
+	$(PY) -m gui.system_libs
 	$(PY) -m gui
 
 screenshots: $(STAMP)

@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
 
+from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
+from gui.dialogs.help import PANES as PANES_PAGE
 from gui.files import MEMORY_SUFFIXES, FileActions
 from gui.panes.contradictions import ContradictionsPane
 from gui.panes.graph import GraphPane
@@ -28,6 +30,7 @@ from gui.resources import icon
 from gui.session import Session
 
 WELCOME, PANES = 0, 1
+INSPECTOR_MIN_WIDTH = 240  # with the results pane's minimum, the window still fits an 800 px screen
 
 
 class MainWindow(QMainWindow):
@@ -50,7 +53,13 @@ class MainWindow(QMainWindow):
         self.search_split = QSplitter(Qt.Orientation.Horizontal)
         self.search_split.addWidget(self.search)
         self.search_split.addWidget(self.inspector)
-        self.search_split.setSizes([900, 500])
+        # The results get three fifths and keep that share as the window grows; the inspector never
+        # shrinks below what its buttons need (it would clip them).
+        self.search_split.setStretchFactor(0, 3)
+        self.search_split.setStretchFactor(1, 2)
+        self.search_split.setChildrenCollapsible(False)
+        self.inspector.setMinimumWidth(INSPECTOR_MIN_WIDTH)
+        self.search_split.setSizes([840, 560])
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)
         for widget, name in ((self.search_split, "search"), (self.timeline, "timeline"), (self.graph, "graph"),
@@ -115,6 +124,11 @@ class MainWindow(QMainWindow):
         stop = QAction("Cancel job", self, shortcut=QKeySequence("Esc"))
         stop.triggered.connect(self.session.runner.cancel_all)
         self.addAction(stop)
+        help_menu = self.menuBar().addMenu("&Help")
+        self._action(help_menu, "&Keyboard Shortcuts", lambda: self.show_help(SHORTCUTS),
+                     QKeySequence.StandardKey.HelpContents)
+        self._action(help_menu, "What Each &Pane Is For", lambda: self.show_help(PANES_PAGE))
+        self._action(help_menu, "&About MemLens", lambda: self.show_help(ABOUT))
 
     def _wire(self) -> None:
         s = self.session
@@ -148,6 +162,20 @@ class MainWindow(QMainWindow):
         self.welcome.set_recent(self.files.recent())
 
     # -- behaviour -----------------------------------------------------------------------
+    def show_help(self, page: int) -> None:
+        self.help = HelpDialog(self, page)
+        self.help.open()
+
+    def pane_of(self, thing: QObject) -> str:
+        """The pane a shortcut belongs to ('' for the window's own): its nearest tab page."""
+        widget = thing.parent()
+        while isinstance(widget, QWidget) and widget is not self:
+            index = self.tabs.indexOf(widget)
+            if index >= 0:
+                return self.pane_names[index] + " pane"
+            widget = widget.parentWidget()
+        return ""
+
     def focus_search(self) -> None:
         if self.stack.currentIndex() == PANES:
             self.show_pane(0)

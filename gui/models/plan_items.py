@@ -14,6 +14,9 @@ from engine import Plan, PlanItem
 
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", "decided by", "reason")
+TEXT_COLUMN = 4
+# Columns a narrow window hides first; the diff below the table and the tooltip still say it all.
+DROP_ORDER = [7, 3, 6, 5, 8]
 
 
 def item_text(item: PlanItem) -> str:
@@ -92,7 +95,7 @@ class PlanItemsModel(QAbstractTableModel):
             return Qt.CheckState.Checked if item.index in self.checked else Qt.CheckState.Unchecked
         if role == Qt.ItemDataRole.DisplayRole:
             return self._rows[index.row()][index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (4, 8):
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (TEXT_COLUMN, 8):
             return self._rows[index.row()][index.column()]
         return None
 

@@ -54,6 +54,8 @@ COLUMNS: list[tuple[str, Callable[[Hit], str], Callable[[Hit], Any], str]] = [
     ("age", _age, lambda h: -h.fact.created_at, "Time since the fact was written"),
 ]
 TEXT_COLUMN = 1
+# Columns a narrow window hides first (their numbers are in the explanation line and the inspector).
+DROP_ORDER = [6, 5, 4, 3, 9, 11, 8, 7, 10]
 
 
 def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, context_weight: float = 0.0) -> str:

@@ -5,6 +5,9 @@ connected entities and grows as you find and expand. Layout runs on its own
 worker (it never touches the memory file) and is cached per file; dragged
 nodes stay pinned. Selecting a node lists the facts that mention it; clicking
 an edge lists the facts that justify it; double-clicking either opens the fact.
+A right click on a node offers expand, hide, path from here and its facts.
+The view fits what was just asked for (a find, an expand, a path answer), and
+a new find starts clean: no old answer, every edge type shown.
 
 Signals: ``fact_selected(int)``.
 """
@@ -13,9 +16,10 @@ from __future__ import annotations
 
 from collections import Counter
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QCheckBox, QComboBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget,
-                               QListWidgetItem, QPushButton, QSpinBox, QSplitter, QVBoxLayout, QWidget)
+from PySide6.QtCore import QPoint, Qt, Signal
+from PySide6.QtGui import QAction
+from PySide6.QtWidgets import (QCheckBox, QCompleter, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem,
+                               QMenu, QPushButton, QSpinBox, QSplitter, QToolButton, QVBoxLayout, QWidget)
 
 from engine import Entity, Fact, Match, Neighbor, Relation
 
@@ -44,20 +48,24 @@ class GraphPane(QWidget):
         self.pinned: set[str] = set()
         self._pending_highlight: tuple[set[str], set[tuple[str, str, str]]] = (set(), set())
         self._fit_next = False
+        self._open_first = False
         self.find = QLineEdit(placeholderText="find an entity (name, or type:name)", clearButtonEnabled=True)
         self.find.returnPressed.connect(self.find_entity)
         self.completer = QCompleter([], self)
         self.completer.setCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.find.setCompleter(self.completer)
         self.hops = QSpinBox(minimum=1, maximum=4, value=1, toolTip="Neighbourhood size when finding an entity")
-        self.edge_type = QComboBox(toolTip="Show only edges of this type")
-        self.edge_type.addItem(ALL_TYPES)
-        self.edge_type.currentIndexChanged.connect(lambda _i: self._draw())
+        self.edge_button = QToolButton(toolTip="Edge types to show (tick several)", text=ALL_TYPES)
+        self.edge_button.setPopupMode(QToolButton.ToolButtonPopupMode.InstantPopup)
+        self.edge_menu = QMenu(self.edge_button)
+        self.edge_button.setMenu(self.edge_menu)
+        self.edge_actions: dict[str, QAction] = {}
+        self.node_menu: QMenu | None = None
         self.inactive = QCheckBox("inactive edges", toolTip="Also show edges whose facts are no longer active "
                                                              "(dashed)", checked=True)
         self.inactive.toggled.connect(lambda _on: self._draw())
         self.show_all = QPushButton("Show all", toolTip="Every entity (may be slow to lay out on a huge graph)")
-        self.show_all.clicked.connect(lambda: self._set_visible(set(self.entities)))
+        self.show_all.clicked.connect(self.show_everything)
         self.relayout = QPushButton("Re-layout", toolTip="Lay the graph out again (pinned nodes stay)")
         self.relayout.clicked.connect(lambda: self._layout(fresh=True))
         self.steps = QLineEdit(placeholderText="path steps, e.g.  <located_in <works_at", clearButtonEnabled=True)
@@ -73,6 +81,7 @@ class GraphPane(QWidget):
         self.canvas.node_double_clicked.connect(self.expand)
         self.canvas.edge_clicked.connect(self.select_relation)
         self.canvas.node_moved.connect(self._pinned)
+        self.canvas.node_menu_requested.connect(self._node_menu)
         self.side_title = QLabel("Select a node or an edge.")
         self.side_title.setWordWrap(True)
         self.side_title.setObjectName("inspectorTitle")
@@ -82,7 +91,7 @@ class GraphPane(QWidget):
 
         top = QHBoxLayout()
         top.addWidget(self.find, 2)
-        for label, widget in (("hops", self.hops), (None, self.edge_type), (None, self.inactive),
+        for label, widget in (("hops", self.hops), (None, self.edge_button), (None, self.inactive),
                               (None, self.show_all), (None, self.relayout)):
             if label:
                 top.addWidget(QLabel(label))
@@ -123,19 +132,17 @@ class GraphPane(QWidget):
         entities, self.relations = data
         self.entities = {e.key: e for e in entities}
         self.completer.model().setStringList(sorted({e.name for e in entities} | set(self.entities)))  # type: ignore
-        types = sorted({r.type for r in self.relations})
-        chosen = self.edge_type.currentText()
-        self.edge_type.blockSignals(True)
-        self.edge_type.clear()
-        self.edge_type.addItems([ALL_TYPES, *types])
-        self.edge_type.setCurrentText(chosen if chosen in types else ALL_TYPES)
-        self.edge_type.blockSignals(False)
+        self._fill_edge_menu(sorted({r.type for r in self.relations}))
         self.visible &= set(self.entities)
         if not self.visible:
             degree = Counter(k for r in self.relations for k in (r.src.key, r.dst.key))
             ranked = sorted(self.entities, key=lambda k: (-degree[k], k))
             self.visible = set(ranked if len(ranked) <= SHOW_ALL_UP_TO else ranked[:START_WITH])
         self._layout()
+
+    def show_everything(self) -> None:
+        self._fit_next = True  # the whole graph is what was asked for
+        self._set_visible(set(self.entities))
 
     def _set_visible(self, keys: set[str]) -> None:
         self.visible = keys & set(self.entities)
@@ -164,9 +171,48 @@ class GraphPane(QWidget):
         self.laid_out.emit()
 
     def shown_relations(self) -> list[Relation]:
-        kind = self.edge_type.currentText()
+        kinds = self.shown_edge_types()
         return [r for r in self.relations if r.src.key in self.visible and r.dst.key in self.visible
-                and (kind == ALL_TYPES or r.type == kind) and (r.active or self.inactive.isChecked())]
+                and r.type in kinds and (r.active or self.inactive.isChecked())]
+
+    # -- the edge-type filter ---------------------------------------------------------------------
+    def _fill_edge_menu(self, types: list[str]) -> None:
+        """One checkable entry per type; a type that was unticked stays unticked across reloads."""
+        hidden = {t for t, a in self.edge_actions.items() if not a.isChecked()}
+        self.edge_menu.clear()
+        self.edge_menu.addAction("Show every type", lambda: self.set_edge_types(None))
+        self.edge_menu.addSeparator()
+        self.edge_actions = {}
+        for kind in types:
+            action = self.edge_menu.addAction(kind)
+            action.setCheckable(True)
+            action.setChecked(kind not in hidden)
+            action.toggled.connect(lambda _on: self._edge_types_changed())
+            self.edge_actions[kind] = action
+        self._label_edge_button()
+
+    def shown_edge_types(self) -> set[str]:
+        return {t for t, a in self.edge_actions.items() if a.isChecked()}
+
+    def set_edge_types(self, kinds: set[str] | None) -> None:
+        """Show exactly these edge types (every type with None)."""
+        for kind, action in self.edge_actions.items():
+            action.blockSignals(True)
+            action.setChecked(kinds is None or kind in kinds)
+            action.blockSignals(False)
+        self._edge_types_changed()
+
+    def _edge_types_changed(self) -> None:
+        self._label_edge_button()
+        self._draw()
+
+    def _label_edge_button(self) -> None:
+        shown = sorted(self.shown_edge_types())
+        if len(shown) == len(self.edge_actions):
+            self.edge_button.setText(ALL_TYPES)
+        else:
+            names = ", ".join(shown[:2]) + (f" +{len(shown) - 2}" if len(shown) > 2 else "")
+            self.edge_button.setText(f"edges: {names or 'none'}")
 
     def _draw(self, fit: bool = False) -> None:
         fit, self._fit_next = fit or self._fit_next, False
@@ -201,11 +247,19 @@ class GraphPane(QWidget):
         if start is None:
             self.status.setText(f"⚠ no entity named '{name}'")
             return
+        self._clear_answer()
         self.visible = {start, *(n.entity.key for n in neighbours)}
         self.canvas.selected = start
         self._fit_next = True
         self._layout()
         self.select_entity(start)
+
+    def _clear_answer(self) -> None:
+        """A new search starts clean: the last path answer and any edge-type filter belong to the old one."""
+        self._pending_highlight = (set(), set())
+        self.answer.setText("")
+        if len(self.shown_edge_types()) != len(self.edge_actions):
+            self.set_edge_types(None)
 
     def _key_for(self, name: str) -> str | None:
         wanted = name.strip().casefold()
@@ -213,9 +267,44 @@ class GraphPane(QWidget):
                     None)
 
     def expand(self, key: str) -> None:
-        self.session.call(lambda m: m.graph_neighbors(key, hops=1, include_inactive=True),
-                          lambda found: self._set_visible(self.visible | {n.entity.key for n in found} | {key}),
+        def found(neighbours: list[Neighbor]) -> None:
+            self._fit_next = True
+            self._set_visible(self.visible | {n.entity.key for n in neighbours} | {key})
+
+        self.session.call(lambda m: m.graph_neighbors(key, hops=1, include_inactive=True), found,
                           lane="graph-expand", on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
+
+    def hide(self, key: str) -> None:
+        if self.canvas.selected == key:
+            self.canvas.selected = None
+        self._set_visible(self.visible - {key})
+        self.status.setText(self.status.text() + f" · {self.entities[key].name if key in self.entities else key}"
+                                                 " hidden")
+
+    def path_from(self, key: str) -> None:
+        """Make this node the start of a path question; run it at once if steps are typed."""
+        self.select_entity(key)
+        if self.steps.text().split():
+            self.run_query()
+        else:
+            self.answer.setText(f"Type the steps to follow from {self.side_title.text()}, then Run query.")
+            self.steps.setFocus(Qt.FocusReason.OtherFocusReason)
+
+    def _node_menu(self, key: str, at: QPoint) -> None:
+        menu = QMenu(self)
+        name = self.entities[key].name if key in self.entities else key
+        menu.addAction(f"Expand {name}", lambda: self.expand(key))
+        menu.addAction("Hide", lambda: self.hide(key))
+        menu.addAction("Path from here", lambda: self.path_from(key))
+        menu.addAction("Show its facts", lambda: self.show_facts(key))
+        self.node_menu = menu
+        menu.popup(at)
+
+    def show_facts(self, key: str) -> None:
+        """Its facts in the side list, the first one opened in the inspector."""
+        self.select_entity(key)
+        self.facts.setFocus(Qt.FocusReason.OtherFocusReason)
+        self._open_first = True
 
     # -- path questions -----------------------------------------------------------------------------
     def run_query(self) -> None:
@@ -247,6 +336,7 @@ class GraphPane(QWidget):
         self._draw()
         edges = {i for i, r in enumerate(self.canvas.relations) if (r.src.key, r.type, r.dst.key) in on_path}
         self.canvas.highlight(keys, edges)
+        self.canvas.fit(keys or None)  # the answer (and the path to it) is what the person asked to see
 
     # -- details ------------------------------------------------------------------------------------
     def select_entity(self, key: str) -> None:
@@ -277,3 +367,6 @@ class GraphPane(QWidget):
             self.facts.addItem(item)
         if not facts:
             self.facts.addItem("(no facts)")
+        elif self._open_first:
+            self.fact_selected.emit(facts[0].id)
+        self._open_first = False

@@ -15,16 +15,17 @@ from collections import Counter
 from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QInputDialog, QLabel,
                                QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
 from engine import Plan, PlanSummary, format_time
 
 from gui.dialogs.absorb import AbsorbDialog
-from gui.models.plan_items import PlanItemsModel, item_text
+from gui.models.plan_items import DROP_ORDER, TEXT_COLUMN, PlanItemsModel, item_text
 from gui.ops import BACKGROUND
 from gui.session import Session
+from gui.widgets.readable_columns import ReadableColumns
 from gui.widgets.word_diff import word_diff_html
 
 PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
@@ -79,12 +80,8 @@ class PlansPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
-        self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(4, QHeaderView.ResizeMode.Stretch)
-        for column, width in ((0, 28), (1, 36), (2, 84), (3, 70), (5, 64), (6, 70), (7, 80), (8, 260)):
-            self.table.setColumnWidth(column, width)
+        self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER, fixed={0: 28})
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._item_chosen(cur.row()))
         self.table.doubleClicked.connect(self._item_activated)
         self.select_button = QToolButton(text="Select", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)

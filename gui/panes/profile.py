@@ -143,7 +143,8 @@ class ProfilePane(QWidget):
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addWidget(self.splitter)
         QShortcut(QKeySequence.StandardKey.Save, self, activated=self._save_focused,
-                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut)
+                  context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
+                  whatsThis="Save the profile file being edited")  # the help's shortcut list reads it
         session.opened.connect(lambda _s: self.reload())
         session.closed.connect(lambda: self.snapshot_view.clear())
 

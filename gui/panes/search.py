@@ -10,14 +10,15 @@ each finished search or listing).
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
-from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from engine import Hit, InvalidInput
 
-from gui.models.results import TEXT_COLUMN, ResultsModel, explain
+from gui.models.results import DROP_ORDER, TEXT_COLUMN, ResultsModel, explain
 from gui.ops import INTERACTIVE
 from gui.session import Session
 from gui.panes.filters import FilterBar
+from gui.widgets.readable_columns import ReadableColumns
 
 DEBOUNCE_MS = 250
 TOP_K = 200
@@ -42,20 +43,14 @@ class SearchPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
-        self.table.setWordWrap(False)
-        self.table.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(24)
-        header = self.table.horizontalHeader()
-        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
-        header.setSectionResizeMode(TEXT_COLUMN, QHeaderView.ResizeMode.Stretch)
-        for column, width in enumerate((56, 0, 58, 58, 58, 48, 58, 48, 56, 104, 80, 52)):
-            if width:
-                self.table.setColumnWidth(column, width)
+        self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER)
         self.status = QLabel(" ")
         self.status.setObjectName("searchStatus")
         self.explanation = QLabel(" ")
         self.explanation.setObjectName("explanation")
+        self.explanation.setWordWrap(True)  # unwrapped, its ~800 px line set the pane's minimum width
         self.explanation.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
 
         layout = QVBoxLayout(self)

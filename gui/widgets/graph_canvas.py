@@ -7,18 +7,20 @@ nodes in view, refreshed shortly after each pan or zoom: the highlighted and
 selected ones first, then the best connected, so zooming in names more nodes.
 
 Signals: ``node_clicked(str)``, ``node_double_clicked(str)``, ``edge_clicked(int)``
-(index into the relations given), ``node_moved(str)`` (a drag ended: the node is pinned).
+(index into the relations given), ``node_moved(str)`` (a drag ended: the node is pinned),
+``node_menu_requested(str, QPoint)`` (a right click on a node, at this global position).
 """
 
 from __future__ import annotations
 
 import math
 import time
+import zlib
 from collections import Counter
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtCore import QPoint, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QPainter
 from PySide6.QtWidgets import QApplication, QWidget
 
@@ -27,11 +29,32 @@ from engine import Entity, Relation
 TYPE_STYLE = {"person": ("#3b6fb6", "o"), "company": ("#e08a1e", "s"), "project": ("#2e8b57", "d"),
               "technology": ("#7b4fa0", "t"), "role": ("#8a8f98", "h"), "location": ("#c0392b", "p"),
               "event": ("#b8860b", "star"), "product": ("#16a085", "t1")}
-EDGE_COLOURS = ["#5d7ea6", "#c98a3a", "#4f9a6b", "#9b6bb3", "#b05a5a", "#6b8e23", "#4a90a4", "#a0785a",
-                "#d4a017", "#2f4f8f", "#8b3a62", "#3c8d8d", "#7a7a2a", "#c0607f", "#5a5ac0", "#808080"]
+# Edge colours are keyed by the relation's name, never by its rank among the types on screen: the
+# same relation keeps its colour when a filter, a find or an expand changes which types are shown.
+EDGE_STYLE = {"works_at": "#c98a3a", "located_in": "#5d7ea6", "uses": "#4f9a6b", "member_of": "#9b6bb3",
+              "has_role": "#4a90a4", "leads": "#b05a5a", "reports_to": "#8b3a62", "makes": "#3c8d8d",
+              "founded": "#a0785a", "attended": "#d4a017", "lives_in": "#2f4f8f", "sponsors": "#6b8e23"}
+# Any other type takes one of these by its name's checksum; none is a colour of the fixed types.
+MORE_COLOURS = ["#7a7a2a", "#c0607f", "#5a5ac0", "#2e6b4f", "#b3742d", "#6d5a8a", "#a04040", "#1f7a8c",
+                "#8c6d1f", "#4d7a2e", "#a3589c", "#3f5f7f"]
+NODE_SYMBOLS = ["o", "s", "d", "t", "h", "p", "star", "t1"]
 HIGHLIGHT = "#ff7f0e"
 MAX_LABELS = 120
 PICK_PIXELS = 6.0
+MIN_FIT_SPAN = 0.4  # layout units; the spring layout spreads a graph over about 2
+
+
+def _pick(name: str, choices: list[str]) -> str:
+    """A choice fixed by the name alone (crc32, not hash(): Python salts str hashes per process)."""
+    return choices[zlib.crc32(name.encode("utf-8")) % len(choices)]
+
+
+def edge_colour(kind: str) -> str:
+    return EDGE_STYLE.get(kind) or _pick(kind, MORE_COLOURS)
+
+
+def node_style(kind: str) -> tuple[str, str]:
+    return TYPE_STYLE.get(kind) or (_pick(kind, MORE_COLOURS), _pick(kind, NODE_SYMBOLS))
 
 
 class LabelLayer(pg.GraphicsObject):
@@ -42,6 +65,7 @@ class LabelLayer(pg.GraphicsObject):
         super().__init__()
         self._labels: list[tuple[float, float, str, bool]] = []
         self._bounds = QRectF()
+        self.painted: list[tuple[str, QRectF]] = []  # what the last paint drew, and where (device pixels)
         self.setZValue(15)
 
     def set_labels(self, labels: list[tuple[float, float, str, bool]]) -> None:
@@ -63,14 +87,30 @@ class LabelLayer(pg.GraphicsObject):
         return self._bounds.adjusted(-margin, -margin, margin, margin)
 
     def paint(self, painter: QPainter, *_args) -> None:
+        """Labels in priority order, each under, above, right or left of its node, whichever is free;
+        one that would cover a label already drawn is left out (zooming in gives it room)."""
         transform = painter.transform()
         painter.resetTransform()
         metrics = painter.fontMetrics()
+        self.painted = []
         for x, y, text, bold in self._labels:
             at = transform.map(QPointF(x, y))
+            box = next((b for b in _label_places(at, metrics.horizontalAdvance(text), metrics.height())
+                        if not any(b.intersects(other) for _t, other in self.painted)), None)
+            if box is None:
+                continue
+            self.painted.append((text, box))
             painter.setPen(QColor("#1d2b3a" if bold else "#33475b"))
-            painter.drawText(QPointF(at.x() - metrics.horizontalAdvance(text) / 2, at.y() + 9 + metrics.ascent()),
-                             text)
+            painter.drawText(QPointF(box.left(), box.top() + metrics.ascent()), text)
+
+
+def _label_places(at: QPointF, width: float, height: float) -> list[QRectF]:
+    """Where a label may go, in device pixels, best first: clear of the node's marker (about 9 px)."""
+    gap = 9.0
+    return [QRectF(at.x() - width / 2, at.y() + gap, width, height),
+            QRectF(at.x() - width / 2, at.y() - gap - height, width, height),
+            QRectF(at.x() + gap + 2, at.y() - height / 2, width, height),
+            QRectF(at.x() - gap - 2 - width, at.y() - height / 2, width, height)]
 
 
 class NodeItem(pg.ScatterPlotItem):
@@ -105,6 +145,7 @@ class GraphCanvas(pg.PlotWidget):
     node_double_clicked = Signal(str)
     edge_clicked = Signal(int)
     node_moved = Signal(str)
+    node_menu_requested = Signal(str, QPoint)
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent, background="w")
@@ -166,7 +207,7 @@ class GraphCanvas(pg.PlotWidget):
         for item in self._edge_items:
             self.removeItem(item)
         self._edge_items.clear()
-        colours = {t: EDGE_COLOURS[i % len(EDGE_COLOURS)] for i, t in enumerate(self.edge_types())}
+        colours = {t: edge_colour(t) for t in self.edge_types()}
         self._legend_edges(colours)
         groups: dict[tuple[str, bool, bool], list[int]] = {}
         for n, r in enumerate(self.relations):
@@ -197,7 +238,7 @@ class GraphCanvas(pg.PlotWidget):
     def _draw_nodes(self) -> None:
         spots = []
         for i, entity in enumerate(self.entities):
-            colour, symbol = TYPE_STYLE.get(entity.type, ("#777", "o"))
+            colour, symbol = node_style(entity.type)
             lit, chosen = entity.key in self.highlighted, entity.key == self.selected
             spots.append({"pos": tuple(self.positions[i]), "data": i, "symbol": symbol,
                           "brush": pg.mkBrush(colour if entity.active else "#ffffff"),
@@ -212,7 +253,8 @@ class GraphCanvas(pg.PlotWidget):
         (x0, x1), (y0, y1) = box.viewRange()
         inside = ((self.positions[:, 0] >= x0) & (self.positions[:, 0] <= x1) & (self.positions[:, 1] >= y0)
                   & (self.positions[:, 1] <= y1)) if len(self.entities) else np.zeros(0, bool)
-        first = [k for k in (self.selected, *sorted(self.highlighted)) if k in self.index]
+        # dict.fromkeys: the selected node is often highlighted too, and gets one label.
+        first = list(dict.fromkeys(k for k in (self.selected, *sorted(self.highlighted)) if k in self.index))
         rest = [self.entities[i].key for i in self._by_degree if inside[i] and self.entities[i].key not in first]
         shown = (first + rest)[:MAX_LABELS]
         self.labels.set_labels([(*self.positions[self.index[k]], self.entities[self.index[k]].name, k in first)
@@ -226,6 +268,16 @@ class GraphCanvas(pg.PlotWidget):
         self.selected = key
         self._draw_nodes()
         self._draw_labels()
+
+    def fit(self, keys: set[str] | None = None) -> None:
+        """Show these nodes (all of them without keys), with a margin; one node gets its surroundings."""
+        chosen = [self.index[k] for k in keys if k in self.index] if keys else list(range(len(self.entities)))
+        if not chosen:
+            return
+        xy = self.positions[chosen]
+        (x0, y0), (x1, y1) = xy.min(axis=0), xy.max(axis=0)
+        grow = max(0.0, MIN_FIT_SPAN - (x1 - x0)) / 2, max(0.0, MIN_FIT_SPAN - (y1 - y0)) / 2
+        self.setRange(xRange=(x0 - grow[0], x1 + grow[0]), yRange=(y0 - grow[1], y1 + grow[1]), padding=0.12)
 
     def center_on(self, key: str) -> None:
         if key in self.index:
@@ -274,6 +326,10 @@ class GraphCanvas(pg.PlotWidget):
         box = self.getPlotItem().getViewBox()
         point = box.mapSceneToView(ev.scenePos())
         found = self.nodes.pointsAt(point)
+        if ev.button() == Qt.MouseButton.RightButton:
+            if len(found):
+                self.node_menu_requested.emit(self.entities[int(found[0].data())].key, ev.screenPos().toPoint())
+            return
         if len(found):  # the scatter item did not take the click (it can miss right after a redraw)
             self._node_click(self.entities[int(found[0].data())].key, ev.double())
             return

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pyqtgraph as pg
+import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from gui import graph_layout
@@ -109,3 +111,132 @@ def test_unknown_entities_are_explained(qtbot, window, demo_copy) -> None:
     pane.find.setText("Atlantis")
     qtbot.keyClick(pane.find, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "no entity named 'Atlantis'" in pane.status.text(), timeout=WAIT_MS)
+
+
+def _legend_colours(canvas) -> dict[str, str]:
+    """The edge colours as the legend shows them, by relation type."""
+    return {label.text: sample.item.opts["pen"].color().name() for sample, label in canvas.legend.items
+            if isinstance(sample.item, pg.PlotDataItem)}
+
+
+def _in_view(pane, key: str) -> bool:
+    (x0, x1), (y0, y1) = pane.canvas.getPlotItem().getViewBox().viewRange()
+    x, y = pane.canvas.position_of(key)
+    return x0 <= x <= x1 and y0 <= y <= y1
+
+
+def _edge_menu_pick(qtbot, pane, wanted: set[str]) -> None:
+    """Tick exactly these edge types in the menu, one click per entry, as a person would."""
+    for kind, action in pane.edge_actions.items():
+        if action.isChecked() != (kind in wanted):
+            action.trigger()
+
+
+def _right_click_menu(qtbot, pane, key: str, entry: str) -> None:
+    x, y = pane.canvas.position_of(key)
+    box = pane.canvas.getPlotItem().getViewBox()
+    at = pane.canvas.mapFromScene(box.mapViewToScene(QPointF(x, y)))
+    qtbot.mouseMove(pane.canvas.viewport(), at)
+    qtbot.mouseClick(pane.canvas.viewport(), Qt.MouseButton.RightButton, pos=at)
+    qtbot.waitUntil(lambda: pane.node_menu is not None and pane.node_menu.isVisible(), timeout=WAIT_MS)
+    menu = pane.node_menu
+    action = next(a for a in menu.actions() if a.text().startswith(entry))
+    qtbot.mouseClick(menu, Qt.MouseButton.LeftButton, pos=menu.actionGeometry(action).center())
+
+
+def test_edge_colours_stay_with_their_type_across_views(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    everything = _legend_colours(pane.canvas)
+    assert {"works_at", "located_in", "uses"} <= set(everything)
+    _find(qtbot, pane, "Kazan", hops=1)
+    near_kazan = _legend_colours(pane.canvas)
+    assert "works_at" in near_kazan and len(near_kazan) < len(everything)
+    assert all(near_kazan[kind] == everything[kind] for kind in near_kazan if kind in everything)
+    _edge_menu_pick(qtbot, pane, {"works_at", "uses"})
+    filtered = _legend_colours(pane.canvas)
+    assert all(filtered[kind] == everything[kind] for kind in filtered if kind in everything)
+    assert len(set(everything.values())) == len(everything)  # and the types tell apart
+
+
+def test_edge_types_can_be_combined(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    _edge_menu_pick(qtbot, pane, {"works_at", "located_in"})
+    assert set(pane.canvas.edge_types()) == {"works_at", "located_in"}
+    assert pane.edge_button.text() == "edges: located_in, works_at"
+    next(a for a in pane.edge_menu.actions() if a.text() == "Show every type").trigger()
+    assert set(pane.canvas.edge_types()) == set(pane.edge_actions)
+
+
+def test_find_expand_and_answers_are_brought_into_view(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    box = pane.canvas.getPlotItem().getViewBox()
+    _find(qtbot, pane, "Kazan", hops=1)
+    assert all(_in_view(pane, k) for k in pane.visible)
+    company = "company:northwind robotics"
+    box.scaleBy((0.05, 0.05), center=QPointF(*pane.canvas.position_of(company)))  # zoomed right in
+    qtbot.waitUntil(lambda: not _in_view(pane, "location:kazan"), timeout=WAIT_MS)
+    with qtbot.waitSignal(pane.laid_out, timeout=WAIT_MS):
+        _click_at(qtbot, pane, *pane.canvas.position_of(company), double=True)
+    assert "person:maya lindqvist" in pane.visible
+    assert all(_in_view(pane, k) for k in pane.visible)
+    box.scaleBy((0.05, 0.05), center=QPointF(*pane.canvas.position_of("location:kazan")))
+    pane.select_entity("location:kazan")
+    qtbot.keyClicks(pane.steps, "<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
+    assert all(_in_view(pane, k) for k in pane.canvas.highlighted)
+    with qtbot.waitSignal(pane.laid_out, timeout=WAIT_MS):
+        pane.show_all.click()
+    assert all(_in_view(pane, k) for k in pane.visible) and len(pane.visible) == 34
+    _find(qtbot, pane, "Kazan", hops=1)
+    pane.steps.setText("<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
+    pane.canvas.grab()
+    names = [text for text, _box in pane.canvas.labels.painted]
+    assert names.count("Kazan") == 1  # selected and an end of the path: still one label
+
+
+def test_a_new_find_clears_the_old_answer_and_edge_filter(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    _find(qtbot, pane, "Kazan", hops=1)
+    qtbot.keyClicks(pane.steps, "<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
+    _edge_menu_pick(qtbot, pane, {"works_at"})
+    _find(qtbot, pane, "Maya Lindqvist", hops=1)
+    assert not pane.canvas.highlighted and not pane.canvas.highlighted_edges
+    assert pane.answer.text() == ""
+    assert pane.edge_button.text() == "all edge types"
+    assert len(pane.canvas.edge_types()) > 1
+
+
+# The offscreen platform cannot raise a popup or grab the keyboard for it; a real display can.
+@pytest.mark.qt_log_ignore("This plugin does not support raise", "This plugin does not support grabbing")
+def test_a_node_menu_expands_hides_starts_paths_and_opens_facts(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    _find(qtbot, pane, "Kazan", hops=1)
+    before = set(pane.visible)
+    with qtbot.waitSignal(pane.laid_out, timeout=WAIT_MS):
+        _right_click_menu(qtbot, pane, "company:northwind robotics", "Expand")
+    assert before < pane.visible
+    person = "person:maya lindqvist"
+    _right_click_menu(qtbot, pane, person, "Hide")
+    qtbot.waitUntil(lambda: person not in pane.visible and person not in pane.canvas.index, timeout=WAIT_MS)
+    pane.steps.setText("<located_in <works_at")
+    _right_click_menu(qtbot, pane, "location:kazan", "Path from here")
+    qtbot.waitUntil(lambda: pane.answer.text().startswith("5 answers"), timeout=WAIT_MS)
+    with qtbot.waitSignal(pane.fact_selected, timeout=WAIT_MS) as opened:
+        _right_click_menu(qtbot, pane, "location:kazan", "Show its facts")
+    assert opened.args[0] == pane.facts.item(0).data(Qt.ItemDataRole.UserRole)
+
+
+def test_labels_do_not_overlap_at_the_default_zoom(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    qtbot.waitUntil(lambda: not pane.canvas._relabel.isActive(), timeout=WAIT_MS)
+    pane.canvas.grab()  # paint now
+    painted = pane.canvas.labels.painted
+    assert len(painted) >= 20  # most of the 34 names are still there
+    for i, (text, box) in enumerate(painted):
+        for other_text, other in painted[i + 1:]:
+            assert not box.intersects(other), (text, other_text)

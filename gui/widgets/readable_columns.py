@@ -1,0 +1,85 @@
+"""Keeps a table's main text column readable at any window size.
+
+The text column stretches over whatever the other columns leave; those are
+sized to their contents (capped, so one long reason cannot take the row). When
+the table is too narrow for the text to get its share, the least important
+columns are hidden, in the order given, and come back as the table widens: the
+fact text is what a person reads, the numbers are also in the explanation line
+and the inspector. Text is elided in the middle (the start and the end of a
+fact are both telling); the model's tooltip carries all of it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QHeaderView, QTableView
+
+MIN_TEXT_SHARE = 0.4  # of the viewport's width
+MIN_TEXT_PX = 200
+MAX_OTHER_PX = 240
+
+
+class ReadableColumns(QObject):
+    """Installed on a table; refits on every resize of its viewport and after the model's rows change."""
+
+    def __init__(self, table: QTableView, text_column: int, drop_order: list[int],
+                 fixed: dict[int, int] | None = None) -> None:
+        super().__init__(table)
+        self.table, self.text_column, self.drop_order = table, text_column, list(drop_order)
+        self.fixed = dict(fixed or {})  # columns with a known width (a checkbox), never measured
+        self.hidden_for_width: list[int] = []
+        self.widths: dict[int, int] = {}  # a hidden section reports width 0, so remember what it needs
+        table.setWordWrap(False)
+        table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        header = table.horizontalHeader()
+        header.setStretchLastSection(False)
+        header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        header.setSectionResizeMode(text_column, QHeaderView.ResizeMode.Stretch)
+        # Rows arrive in bursts (a page, a reset); measure once after each burst, not once per row.
+        self._measure = QTimer(self, singleShot=True, interval=0)
+        self._measure.timeout.connect(self.refit)
+        model = table.model()
+        for signal in (model.modelReset, model.layoutChanged, model.rowsInserted):
+            signal.connect(self._measure.start)
+        table.viewport().installEventFilter(self)
+        self.refit()
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        if event.type() == QEvent.Type.Resize:
+            self.fit()
+        return False
+
+    def refit(self) -> None:
+        """Measure the other columns from their contents (loaded rows only), then fit."""
+        header = self.table.horizontalHeader()
+        metrics = header.fontMetrics()
+        for column in range(self.table.model().columnCount()):
+            if column == self.text_column:
+                continue
+            if column in self.fixed:
+                self.widths[column] = self.fixed[column]
+            else:
+                title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
+                wanted = max(metrics.horizontalAdvance(title) + 20, self.table.sizeHintForColumn(column))
+                self.widths[column] = min(wanted, MAX_OTHER_PX)
+            self.table.setColumnWidth(column, self.widths[column])
+        self.fit()
+
+    def fit(self) -> None:
+        """Show every column that leaves the text its share; hide the rest, least important first."""
+        available = self.table.viewport().width()
+        wanted_text = max(MIN_TEXT_PX, int(available * MIN_TEXT_SHARE))
+        others = [c for c in range(self.table.model().columnCount()) if c != self.text_column]
+        for column in others:  # a column the person dragged wider or narrower keeps that width
+            if not self.table.isColumnHidden(column):
+                self.widths[column] = self.table.columnWidth(column)
+        shown = set(others)
+        used = sum(self.widths.get(c, 0) for c in others)
+        for column in self.drop_order:
+            if available - used >= wanted_text:
+                break
+            shown.discard(column)
+            used -= self.widths.get(column, 0)
+        for column in others:
+            self.table.setColumnHidden(column, column not in shown)
+        self.hidden_for_width = [c for c in self.drop_order if c not in shown]
