@@ -60,7 +60,7 @@ def test_new_version_goes_through_a_plan_and_supersedes(qtbot, window, demo_copy
     editor.editor.setPlainText("Maya's preferred editor is now Zed; she moved to it for its built-in collaboration.")
     review = _review(qtbot, window, editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
     assert [it.outcome for it in review.plan.items] == ["supersede"]
-    assert review.table.item(0, 2).text() == f"#{HELIX}"
+    assert review.table.item(0, 3).text() == f"#{HELIX}"
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
     settle(qtbot, window)
