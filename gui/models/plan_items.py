@@ -1,7 +1,9 @@
 """A plan's items as a table with a checkbox per item: what a person approves.
 
 Only draft plans are checkable; rejected items never are (there is nothing to
-write). Signals: ``selection_changed()`` whenever a box is ticked or cleared.
+write). In an applied plan the first column says, for each item, whether it went
+in (✓) or was left out (✗ and greyed): a partly applied plan reads as such.
+Signals: ``selection_changed()`` whenever a box is ticked or cleared.
 """
 
 from __future__ import annotations
@@ -9,11 +11,13 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
 
 from engine import Plan, PlanItem
 
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", "decided by", "reason")
+LEFT_OUT = QColor("#8a8a8a")
 
 
 def item_text(item: PlanItem) -> str:
@@ -57,6 +61,12 @@ class PlanItemsModel(QAbstractTableModel):
     def _checkable(self, item: PlanItem) -> bool:
         return self.plan is not None and self.plan.status == "draft" and item.outcome != "rejected"
 
+    def applied(self, item: PlanItem) -> bool | None:
+        """Whether an applied plan wrote this item; None while the plan is not applied."""
+        if self.plan is None or not self.plan.applied:
+            return None
+        return item.index in self.plan.applied_indexes
+
     def item(self, row: int) -> PlanItem | None:
         return self.plan.items[row] if self.plan and 0 <= row < len(self.plan.items) else None
 
@@ -90,10 +100,20 @@ class PlanItemsModel(QAbstractTableModel):
         item = self.plan.items[index.row()]
         if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0 and self._checkable(item):
             return Qt.CheckState.Checked if item.index in self.checked else Qt.CheckState.Unchecked
+        went_in = self.applied(item)
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 0 and went_in is not None:
+                return "✓" if went_in else "✗"
             return self._rows[index.row()][index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (4, 8):
-            return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 0 and went_in is not None:
+                return "applied" if went_in else "not applied (left out when the plan was applied)"
+            if index.column() in (4, 8):
+                return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ForegroundRole and went_in is False:
+            return LEFT_OUT
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
+            return int(Qt.AlignmentFlag.AlignCenter)
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:
