@@ -170,17 +170,21 @@ class JournalPane(QWidget):
         return [row for row, entry in enumerate(self.entries) if entry.id in self.live_ids]
 
     def _context_menu(self, at: QPoint) -> None:
-        row = self.table.rowAt(at.y())
+        if self.plan_menu(self.table.rowAt(at.y())) is not None:
+            self.menu.popup(self.table.viewport().mapToGlobal(at))
+
+    def plan_menu(self, row: int) -> QMenu | None:
+        """The actions on a row's plan (None for a row without one)."""
         entry = self.entries[row] if 0 <= row < len(self.entries) else None
         if entry is None or entry.plan_id is None:
-            return
+            return None
         self.menu = QMenu(self)
         plan_id = entry.plan_id
         self.menu.addAction(f"Open plan {plan_id}").triggered.connect(lambda: self.plan_selected.emit(plan_id))
         revert = self.menu.addAction(f"Revert plan {plan_id}…")
         revert.setEnabled(not self.session.read_only)
         revert.triggered.connect(lambda: self.revert_requested.emit(plan_id))
-        self.menu.popup(self.table.viewport().mapToGlobal(at))
+        return self.menu
 
     def _open(self, row: int, column: int) -> None:
         entry = self.entries[row] if 0 <= row < len(self.entries) else None
