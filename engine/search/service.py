@@ -23,7 +23,7 @@ class SearchService:
         self._ctx, self._index, self._llm = ctx, index, llm
 
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
+               query_vector: np.ndarray | None = None, count_access: bool = True) -> list[Hit]:
         check_query(query, top_k)
         if not query.strip():
             return []
@@ -39,7 +39,8 @@ class SearchService:
                 query, vector, rerank.pool_size(limits, llm, top_k), filters, ctx.clock())
             hits = rerank.rerank(limits, llm, query, hits, top_k)
             # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
-            ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
+            if count_access:
+                ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         return hits
 
     def browse(self, filters: SearchFilters | None = None) -> list[int]:

@@ -106,8 +106,10 @@ class SearchPane(QWidget):
         query = self.query.text().strip()
         self.status.setText("Searching…" if query else "Listing…")
         if query:
-            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters), self._show_hits,
-                              lane="search", label="Searching", priority=INTERACTIVE, on_error=self._show_error)
+            # A person searching is not an agent using the facts: gc's access counters stay as they are.
+            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters, count_access=False),
+                              self._show_hits, lane="search", label="Searching", priority=INTERACTIVE,
+                              on_error=self._show_error)
         else:
             self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
                               label="Listing", priority=INTERACTIVE, on_error=self._show_error)
