@@ -234,14 +234,17 @@ class Memory:
 
     # -- finding ---------------------------------------------------------------------------------
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
-        """Hybrid search; pass ``query_vector`` to skip embedding the query."""
-        return self.finder.search(query, top_k=top_k, filters=filters, query_vector=query_vector)
+               query_vector: np.ndarray | None = None, count_access: bool = True) -> list[Hit]:
+        """Hybrid search; pass ``query_vector`` to skip embedding the query. ``count_access=False`` for a
+        person browsing (the desktop app), as with ``get``: gc's "never read" is about agents."""
+        return self.finder.search(query, top_k=top_k, filters=filters, query_vector=query_vector,
+                                  count_access=count_access)
 
     def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-                     query_vector: np.ndarray | None = None) -> tuple[list[Hit], Timing]:
+                     query_vector: np.ndarray | None = None, count_access: bool = True) -> tuple[list[Hit], Timing]:
         """``search`` with where its time went (``Timing``: embed_ms, search_ms engine-only, total_ms)."""
-        return self.finder.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector)
+        return self.finder.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector,
+                                        count_access=count_access)
 
     def browse(self, filters: SearchFilters | None = None) -> list[int]:
         """Ids of every fact passing ``filters``, newest first (no query; see ``describe``)."""

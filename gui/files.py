@@ -2,6 +2,8 @@
 
 Every one ends in the session (opening runs off the UI thread) or in a plan
 review (import is a dry run first). Errors are dialogs; the open file stays open.
+Before another file replaces the open one, ``confirm_leave(action, then)`` may
+ask whether unsaved work can be dropped (the window hands in the profile pane's).
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSettings
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
@@ -34,6 +37,7 @@ class FileActions(QObject):
         self.last_review: PlanReview | None = None
         self.last_message: QMessageBox | None = None
         self.last_prompt: QWidget | None = None
+        self.confirm_leave: Callable[[str, Callable[[], Any]], None] = lambda _action, then: then()
         session.opened.connect(lambda _stats: self._remember(session.path))
         session.open_failed.connect(self._open_failed)
 
@@ -41,7 +45,7 @@ class FileActions(QObject):
     def open_dialog(self) -> None:
         path, _ = QFileDialog.getOpenFileName(self.window, "Open memory", self._folder(), MEMORY_FILTER)
         if path:
-            self.session.open(path)
+            self._leave_then(lambda: self.session.open(path))
 
     def new_dialog(self) -> None:
         path, _ = QFileDialog.getSaveFileName(self.window, "New memory", str(Path(self._folder()) / "memory.sqlite"),
@@ -52,7 +56,13 @@ class FileActions(QObject):
             self.message("Not created", f"{path} already exists. Open it instead, or choose another name: "
                                         f"MemLens never overwrites a memory file.")
             return
-        self.session.open(path, create=True)
+        self._leave_then(lambda: self.session.open(path, create=True))
+
+    def _leave_then(self, open_it: Callable[[], Any]) -> None:
+        if self.session.is_open:
+            self.confirm_leave("Open another file", open_it)
+        else:
+            open_it()
 
     def open_demo(self) -> None:
         """The demo JSONL absorbed into a fresh temporary file; the person's own memory is not touched."""
@@ -66,7 +76,7 @@ class FileActions(QObject):
             for name in ("MEMORY.md", "USER.md"):
                 memory.save_profile(name, resource_path("demo", name).read_text(encoding="utf-8"), "absent")
 
-        self.session.open(Path(folder.name) / "demo.sqlite", create=True, prepare=fill)
+        self._leave_then(lambda: self.session.open(Path(folder.name) / "demo.sqlite", create=True, prepare=fill))
 
     def open_path(self, path: str | Path) -> None:
         """Drag-and-drop and recent files: a memory file opens, a JSONL file is imported."""
@@ -74,7 +84,7 @@ class FileActions(QObject):
         if path.suffix.lower() in (".jsonl", ".json"):
             self.import_file(path)
         else:
-            self.session.open(path)
+            self._leave_then(lambda: self.session.open(path))
 
     def recent(self) -> list[str]:
         value = self.settings.value("recent", [])

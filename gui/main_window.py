@@ -14,6 +14,7 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
 
+from gui.widgets.elided_label import ElidedLabel
 from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
 from gui.dialogs.help import PANES as PANES_PAGE
 from gui.files import MEMORY_SUFFIXES, FileActions
@@ -40,6 +41,7 @@ class MainWindow(QMainWindow):
         self.setWindowTitle("MemLens")
         self.setWindowIcon(icon("app"))
         self.setAcceptDrops(True)
+        self._closing = False  # set once the person agreed to drop unsaved profile edits
         self.files = FileActions(self, session, settings)
         self.welcome = WelcomePane()
         self.search = SearchPane(session)
@@ -80,7 +82,7 @@ class MainWindow(QMainWindow):
     # -- construction --------------------------------------------------------------------
     def _build_status_bar(self) -> None:
         bar = self.statusBar()
-        self.path_label = QLabel("No memory open")
+        self.path_label = ElidedLabel("No memory open")
         self.counts_label = QLabel("")
         self.model_label = QLabel("")
         self.llm_label = QLabel("")
@@ -91,7 +93,12 @@ class MainWindow(QMainWindow):
         self.cancel = QPushButton("Cancel", flat=True, toolTip="Stop the running job (Esc)")
         self.cancel.hide()
         self.cancel.clicked.connect(self.session.runner.cancel_all)
+        self.live_notice = QPushButton("", flat=True, objectName="liveNotice", visible=False,
+                                       toolTip="Written by another process while this window was open: click to see")
+        self.live_notice.clicked.connect(lambda _checked=False: self._show_live(jump=True))
+        self._live_facts: list[int] = []
         bar.addWidget(self.path_label, 1)
+        bar.addPermanentWidget(self.live_notice)
         for widget in (self.counts_label, self.model_label, self.llm_label, self.busy_label, self.busy, self.cancel):
             bar.addPermanentWidget(widget)
 
@@ -146,6 +153,10 @@ class MainWindow(QMainWindow):
         for pane in (self.graph, self.plans, self.contradictions, self.profile, self.journal):
             pane.fact_selected.connect(self._open_fact)
         self.journal.plan_selected.connect(self._open_plan)
+        self.journal.revert_requested.connect(self.plans.revert)
+        s.live_changes.connect(self._live)
+        s.opened.connect(lambda _stats: self._show_live(jump=False))
+        self.files.confirm_leave = self.profile.confirm_discard
         self.contradictions.count_changed.connect(self._contradiction_count)
 
     def _restore(self) -> None:
@@ -202,6 +213,27 @@ class MainWindow(QMainWindow):
         self.plans.status_filter.setCurrentText("all")
         self.plans.refresh(plan_id)
         self.show_pane(self.pane_names.index("plans"))
+
+    def _live(self, entries: list, record: object) -> None:
+        """Another process wrote: say so until the person looks (the panes have refreshed already)."""
+        added = [f for f in getattr(record, "facts_added", []) if f not in self._live_facts]
+        self._live_facts += added
+        actors = sorted({e.actor for e in entries})
+        n = len(self._live_facts)
+        what = f"{n} new fact{'s' * (n != 1)}" if n else f"{len(entries)} change{'s' * (len(entries) != 1)}"
+        self.live_notice.setText(f"● {what} from {', '.join(actors)}")
+        self.live_notice.setVisible(True)
+
+    def _show_live(self, jump: bool = True) -> None:
+        facts, self._live_facts = self._live_facts, []
+        self.live_notice.setVisible(False)
+        if not jump:
+            return
+        if facts:
+            self._follow(facts[-1])
+            self.show_pane(0)
+        else:
+            self.show_pane(self.pane_names.index("journal"))
 
     def _contradiction_count(self, count: int) -> None:
         index = self.pane_names.index("contradictions")
@@ -279,6 +311,10 @@ class MainWindow(QMainWindow):
         event.acceptProposedAction()
 
     def closeEvent(self, event: QCloseEvent) -> None:
+        if self.profile.dirty and not self._closing:
+            event.ignore()
+            self.profile.confirm_discard("Quit", self._close_anyway)
+            return
         self.settings.setValue("geometry", self.saveGeometry())
         self.settings.setValue("split/search", self.search_split.saveState())
         self.settings.setValue("split/timeline", self.timeline.splitter.saveState())
@@ -288,3 +324,7 @@ class MainWindow(QMainWindow):
         self.graph.layout_runner.wait()
         self.files.cleanup()
         super().closeEvent(event)
+
+    def _close_anyway(self) -> None:
+        self._closing = True
+        self.close()

@@ -68,6 +68,7 @@ class Op:
     lane: str | None
     generation: int
     progress: Progress
+    quiet: bool = False
 
 
 class _Task(QRunnable):
@@ -112,20 +113,22 @@ class OpRunner(QObject):
 
     def submit(self, fn: Callable[[Progress], Any], on_done: Callable[[Any], None] | None = None, *,
                on_error: Callable[[str], None] | None = None, lane: str | None = None,
-               label: str = "", priority: int = 0) -> Progress:
+               label: str = "", priority: int = 0, quiet: bool = False) -> Progress:
         """Queue ``fn(progress)``; returns its ``Progress`` (``cancel_all`` stops it).
 
         Queued ops run highest ``priority`` first, in submission order within one priority: what a
-        person is waiting for (search, the rows on screen) goes before background refreshes."""
+        person is waiting for (search, the rows on screen) goes before background refreshes.
+        A ``quiet`` op (the live view's poll, every second) never shows the window as busy."""
         with self._lock:
             self._generation += 1
             if lane:
                 self._latest[lane] = self._generation
-            op = Op(fn, on_done, on_error, lane, self._generation, Progress(label, self.relay))
-        was_idle = not self._pending
-        self._pending.add(op)
-        if was_idle:
-            self.busy_changed.emit(True)
+            op = Op(fn, on_done, on_error, lane, self._generation, Progress(label, self.relay), quiet)
+        if not quiet:
+            was_idle = not self._pending
+            self._pending.add(op)
+            if was_idle:
+                self.busy_changed.emit(True)
         self._pool.start(_Task(self, op), priority)
         return op.progress
 
@@ -161,6 +164,8 @@ class OpRunner(QObject):
             handler(message)
 
     def _settle(self, op: Op) -> None:
+        if op.quiet:
+            return
         self._pending.discard(op)
         if not self._pending:
             self.busy_changed.emit(False)

@@ -3,12 +3,19 @@
 ``Session`` owns the one ``engine.Memory`` of the window and the ``OpRunner``
 that every call into it goes through. Panes never touch the ``Memory`` from
 the UI thread: they pass a function of it to ``call`` and get the result back
-by callback. After any write, ``store_changed`` tells every pane; each decides
-whether to refresh (no pane calls another).
+by callback. After any write, ``store_changed`` tells every pane what it
+changed; each refreshes only what the record touches (no pane calls another).
+
+Every open bumps ``generation``: an answer to a call made for an earlier file is
+dropped, and a draft made for one (it passes ``generation=``) is refused, so a
+fact id of one file never reaches another. While a file is open, a timer polls
+it (``Memory.poll``) so that writes by other processes (an agent over MCP, the
+CLI) show up within about a second.
 
 Signals: ``opened(dict)`` (the stats of the new file), ``open_failed(str, str)``
-(path, message), ``closed()``, ``store_changed(object)`` (what changed: a plan,
-or None when unknown), ``error(str)``.
+(path, message), ``closed()``, ``store_changed(object)`` (a ``ChangeRecord``, or
+None when unknown: reload everything), ``live_changes(list, object)`` (journal
+entries another process wrote, and their ``ChangeRecord``), ``error(str)``.
 """
 
 from __future__ import annotations
@@ -16,9 +23,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, Signal
+from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine import Memory, MemLensError, Settings, config_path_for, load_settings
+from engine import ChangeRecord, JournalEntry, Memory, MemLensError, Settings, config_path_for, load_settings
 
 from gui.ops import BACKGROUND, OpRunner, Progress
 
@@ -28,7 +35,10 @@ class Session(QObject):
     open_failed = Signal(str, str)
     closed = Signal()
     store_changed = Signal(object)
+    live_changes = Signal(list, object)
     error = Signal(str)
+
+    POLL_MS = 1000
 
     def __init__(self, runner: OpRunner | None = None, parent: QObject | None = None, *,
                  memory_factory: Callable[[Path], Memory] | None = None) -> None:
@@ -41,6 +51,11 @@ class Session(QObject):
         self.stats: dict[str, Any] = {}
         self.settings = Settings()
         self._warm = False
+        self.generation = 0
+        self.seen = 0  # the newest journal row the panes have been told about
+        self._polling = False
+        self.poll_timer = QTimer(self, interval=self.POLL_MS)
+        self.poll_timer.timeout.connect(self.poll)
 
     @property
     def read_only(self) -> bool:
@@ -56,7 +71,7 @@ class Session(QObject):
         ``open_failed`` follows. ``prepare`` runs on the new memory first (the demo fills it)."""
         path = Path(path)
 
-        def work(progress: Progress) -> tuple[Memory, dict]:
+        def work(progress: Progress) -> tuple[Memory, dict, int]:
             progress.report(0)
             if not create and not path.exists():
                 raise MemLensError(f"there is no memory file at {path}")
@@ -64,7 +79,7 @@ class Session(QObject):
             try:
                 if prepare is not None:
                     prepare(memory, progress)
-                return memory, memory.stats()
+                return memory, memory.stats(), memory.journal_high_water()
             except BaseException:
                 memory.close()
                 raise
@@ -72,13 +87,16 @@ class Session(QObject):
         self.runner.submit(work, self._adopt, on_error=lambda msg: self.open_failed.emit(str(path), msg),
                            label=f"Opening {path.name}")
 
-    def _adopt(self, result: tuple[Memory, dict]) -> None:
-        memory, stats = result
+    def _adopt(self, result: tuple[Memory, dict, int]) -> None:
+        memory, stats, self.seen = result
         old, self._memory = self._memory, memory
         if old is not None:
             self.runner.submit(lambda _p: old.close())
+        self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
         self._warm = False
+        self._polling = False
+        self.poll_timer.start()
         self.opened.emit(stats)
 
     def warm_up(self) -> None:
@@ -92,32 +110,90 @@ class Session(QObject):
     def close(self) -> None:
         memory, self._memory = self._memory, None
         if memory is not None:
+            self.poll_timer.stop()
+            self.generation += 1
             self.runner.submit(lambda _p: memory.close())
             self.path, self.stats = None, {}
             self.closed.emit()
 
     def call(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
              lane: str | None = None, label: str = "", on_error: Callable[[str], None] | None = None,
-             with_progress: bool = False, priority: int = 0) -> Progress | None:
-        """Run ``fn(memory)`` (or ``fn(memory, progress)``) off the UI thread; None when no file is open."""
+             with_progress: bool = False, priority: int = 0, generation: int | None = None,
+             quiet: bool = False) -> Progress | None:
+        """Run ``fn(memory)`` (or ``fn(memory, progress)``) off the UI thread; None when no file is open.
+
+        ``generation`` says which open file the call was made for (a draft's fact ids belong to it):
+        another one is refused. Either way the answer is dropped if a file was opened meanwhile."""
         memory = self._memory
         if memory is None:
             return None
+        if generation is not None and generation != self.generation:
+            (on_error or self.error.emit)("that was for a memory file that is no longer open; nothing was done")
+            return None
+        made_for = self.generation
+
+        def current(callback: Callable[[Any], None] | None) -> Callable[[Any], None] | None:
+            if callback is None:
+                return None
+            return lambda value: callback(value) if made_for == self.generation else None
+
         work = (lambda p: fn(memory, p)) if with_progress else (lambda _p: fn(memory))
-        return self.runner.submit(work, on_done, on_error=on_error, lane=lane, label=label, priority=priority)
+        return self.runner.submit(work, current(on_done), on_error=current(on_error or self.error.emit), lane=lane,
+                                  label=label, priority=priority, quiet=quiet)
 
     def write(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
-              label: str = "", on_error: Callable[[str], None] | None = None) -> Progress | None:
-        """Like ``call`` for work that changes the file: refreshes stats and announces the change."""
-        def done(result: tuple[Any, dict]) -> None:
-            value, self.stats = result
-            self.store_changed.emit(value)
+              label: str = "", on_error: Callable[[str], None] | None = None,
+              generation: int | None = None) -> Progress | None:
+        """Like ``call`` for work that changes the file: announces what changed, by this write and by
+        any other process since the panes last heard, as one ``ChangeRecord``."""
+        seen = self.seen
+
+        def work(memory: Memory) -> tuple[Any, dict, list[JournalEntry], ChangeRecord, int]:
+            # Rows other processes wrote first are read before ours, so they are announced as theirs.
+            theirs, _ = memory.poll(seen)
+            value = fn(memory)
+            return value, memory.stats(), theirs, memory.changes_since(seen), memory.journal_high_water()
+
+        def done(result: tuple[Any, dict, list[JournalEntry], ChangeRecord, int]) -> None:
+            value, self.stats, theirs, record, high = result
+            theirs = [e for e in theirs if e.id > self.seen]  # a poll that ran first announced the rest
+            self.seen = max(self.seen, high)
+            if theirs:
+                self.live_changes.emit(theirs, memory_changes(theirs, record))
+            self.store_changed.emit(record)
             if on_done:
                 on_done(value)
 
-        return self.call(lambda m: (fn(m), m.stats()), done, label=label, on_error=on_error)
+        return self.call(work, done, label=label, on_error=on_error, generation=generation)
+
+    def poll(self) -> None:
+        """Ask the file what other processes wrote since the panes last heard (one pragma when idle)."""
+        if self._memory is None or self._polling:
+            return
+        self._polling = True
+        seen = self.seen
+
+        def work(memory: Memory) -> tuple[list[JournalEntry], ChangeRecord, dict | None]:
+            entries, record = memory.poll(seen)
+            return entries, record, memory.stats() if entries else None
+
+        def done(result: tuple[list[JournalEntry], ChangeRecord, dict | None]) -> None:
+            self._polling = False
+            entries, record, stats = result
+            if not entries or entries[-1].id <= self.seen:  # a write of ours announced them already
+                return
+            self.seen, self.stats = entries[-1].id, stats
+            self.live_changes.emit(entries, record)
+            self.store_changed.emit(record)
+
+        def failed(_message: str) -> None:
+            self._polling = False
+
+        if self.call(work, done, lane="poll", on_error=failed, priority=BACKGROUND, quiet=True) is None:
+            self._polling = False
 
     def refresh_stats(self) -> None:
+        """F5: reload everything (``store_changed(None)``)."""
         def done(stats: dict) -> None:
             self.stats = stats
             self.store_changed.emit(None)
@@ -125,9 +201,20 @@ class Session(QObject):
 
     def shutdown(self) -> None:
         """Close the file and wait for queued work (the window is closing)."""
+        self.poll_timer.stop()
         self.runner.cancel_all()
         self.close()
         self.runner.wait()
+
+
+def memory_changes(entries: list[JournalEntry], record: ChangeRecord) -> ChangeRecord:
+    """The part of ``record`` these journal rows wrote (a write's record may also hold our own rows)."""
+    first, last = entries[0].id, entries[-1].id
+    ids = {e.fact_id for e in entries if e.fact_id is not None}
+    return ChangeRecord(facts_added=[f for f in record.facts_added if f in ids],
+                        facts_status_changed=[f for f in record.facts_status_changed if f in ids],
+                        facts_touched=[f for f in record.facts_touched if f in ids],
+                        actors=sorted({e.actor for e in entries}), journal_first=first, journal_last=last)
 
 
 def _open_memory(path: Path, create: bool = True) -> Memory:

@@ -25,12 +25,14 @@ class SearchService:
         self._ctx, self._index, self._llm = ctx, index, llm
 
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-               query_vector: np.ndarray | None = None) -> list[Hit]:
-        return self.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector)[0]
+               query_vector: np.ndarray | None = None, count_access: bool = True) -> list[Hit]:
+        return self.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector,
+                                 count_access=count_access)[0]
 
     def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-                     query_vector: np.ndarray | None = None) -> tuple[list[Hit], Timing]:
-        """The hits and where the time went: embedding the query, the engine's own search, the whole call."""
+                     query_vector: np.ndarray | None = None, count_access: bool = True) -> tuple[list[Hit], Timing]:
+        """The hits and where the time went: embedding the query, the engine's own search, the whole call.
+        ``count_access=False`` for a person browsing (gc's "never read" is about agents using a fact)."""
         started = time.perf_counter()
         check_query(query, top_k)
         if not query.strip():
@@ -49,7 +51,8 @@ class SearchService:
             hits = rerank.rerank(limits, llm, query, hits, top_k)
             searched = time.perf_counter()
             # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
-            ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
+            if count_access:
+                ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
         return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started))
 

@@ -52,7 +52,7 @@ class FactPicker(QDialog):
             fact_id = int(text)
             self.session.call(lambda m: m.describe([fact_id]), self._show, lane="picker", on_error=self._error)
         elif text:
-            self.session.call(lambda m: m.search(text, top_k=20), self._show, lane="picker", on_error=self._error)
+            self.session.call(lambda m: m.search(text, top_k=20, count_access=False), self._show, lane="picker", on_error=self._error)
 
     def _show(self, hits: list[Hit]) -> None:
         self.results.clear()

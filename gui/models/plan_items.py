@@ -1,7 +1,9 @@
 """A plan's items as a table with a checkbox per item: what a person approves.
 
 Only draft plans are checkable; rejected items never are (there is nothing to
-write). Signals: ``selection_changed()`` whenever a box is ticked or cleared.
+write). In an applied plan the first column says, for each item, whether it went
+in (✓) or was left out (✗ and greyed): a partly applied plan reads as such.
+Signals: ``selection_changed()`` whenever a box is ticked or cleared.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QColor
 
 from engine import Plan, PlanItem
 
@@ -17,6 +20,7 @@ HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", 
 TEXT_COLUMN = 4
 # Columns a narrow window hides first; the diff below the table and the tooltip still say it all.
 DROP_ORDER = [7, 3, 6, 5, 8]
+LEFT_OUT = QColor("#8a8a8a")
 
 
 def item_text(item: PlanItem) -> str:
@@ -60,6 +64,12 @@ class PlanItemsModel(QAbstractTableModel):
     def _checkable(self, item: PlanItem) -> bool:
         return self.plan is not None and self.plan.status == "draft" and item.outcome != "rejected"
 
+    def applied(self, item: PlanItem) -> bool | None:
+        """Whether an applied plan wrote this item; None while the plan is not applied."""
+        if self.plan is None or not self.plan.applied:
+            return None
+        return item.index in self.plan.applied_indexes
+
     def item(self, row: int) -> PlanItem | None:
         return self.plan.items[row] if self.plan and 0 <= row < len(self.plan.items) else None
 
@@ -93,10 +103,20 @@ class PlanItemsModel(QAbstractTableModel):
         item = self.plan.items[index.row()]
         if role == Qt.ItemDataRole.CheckStateRole and index.column() == 0 and self._checkable(item):
             return Qt.CheckState.Checked if item.index in self.checked else Qt.CheckState.Unchecked
+        went_in = self.applied(item)
         if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 0 and went_in is not None:
+                return "✓" if went_in else "✗"
             return self._rows[index.row()][index.column()]
-        if role == Qt.ItemDataRole.ToolTipRole and index.column() in (TEXT_COLUMN, 8):
-            return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if index.column() == 0 and went_in is not None:
+                return "applied" if went_in else "not applied (left out when the plan was applied)"
+            if index.column() in (TEXT_COLUMN, 8):
+                return self._rows[index.row()][index.column()]
+        if role == Qt.ItemDataRole.ForegroundRole and went_in is False:
+            return LEFT_OUT
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 0:
+            return int(Qt.AlignmentFlag.AlignCenter)
         return None
 
     def setData(self, index: Index, value: Any, role: int = Qt.ItemDataRole.EditRole) -> bool:

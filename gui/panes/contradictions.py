@@ -16,7 +16,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (QGridLayout, QGroupBox, QHBoxLayout, QLabel, QListWidget, QPushButton, QVBoxLayout,
                                QWidget)
 
-from engine import Contradiction, Fact, format_time
+from engine import ChangeRecord, Contradiction, Fact, format_time
 
 from gui.dialogs.plan_review import PlanReview, propose
 from gui.ops import BACKGROUND
@@ -45,9 +45,11 @@ class ContradictionsPane(QWidget):
         super().__init__(parent)
         self.session = session
         self.queue: list[Contradiction] = []
+        self.generation = -1  # the open file the queue came from: a resolution is refused for another
         self.position = 0
         self.heading = QLabel("No memory open.")
         self.heading.setObjectName("inspectorTitle")
+        self.heading.setWordWrap(True)  # a long heading must not set the window's minimum width
         self.cards: list[QLabel] = []
         sides = QHBoxLayout()
         for title in ("Left (older)", "Right (newer)"):
@@ -91,17 +93,23 @@ class ContradictionsPane(QWidget):
         layout.addWidget(self.message)
         layout.addWidget(QLabel("Queue (oldest first):"))
         layout.addWidget(self.list, 1)
-        session.opened.connect(lambda _s: self.refresh())
-        session.store_changed.connect(lambda _c: self.refresh())
+        session.opened.connect(lambda _s: (self._show([]), self.refresh()))
+        session.store_changed.connect(self._store_changed)
         session.closed.connect(lambda: self._show([]))
 
-    def refresh(self) -> None:
-        self.session.call(lambda m: m.contradictions(), self._show, lane="contradictions", label="Contradictions",
-                          priority=BACKGROUND)
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        # Pairs appear with new edges and leave when a side changes status; other writes leave the queue as is.
+        if record is None or record.edges_added or record.facts_status_changed or record.facts_added:
+            self.refresh()
 
-    def _show(self, queue: list[Contradiction]) -> None:
-        current = self.current
-        self.queue = queue
+    def refresh(self) -> None:
+        generation = self.session.generation
+        self.session.call(lambda m: m.contradictions(), lambda queue: self._show(queue, generation),
+                          lane="contradictions", label="Contradictions", priority=BACKGROUND)
+
+    def _show(self, queue: list[Contradiction], generation: int = -1) -> None:
+        current = self.current if generation == self.generation else None
+        self.queue, self.generation = queue, generation
         same = [i for i, c in enumerate(queue) if current and (c.left.id, c.right.id) == (current.left.id,
                                                                                           current.right.id)]
         self.position = same[0] if same else min(self.position, max(len(queue) - 1, 0))
@@ -153,13 +161,12 @@ class ContradictionsPane(QWidget):
             self._render()
             return
         left, right = pair.left.id, pair.right.id
-        change = {"left": {"action": "prefer", "keep_id": left, "retire_id": right},
-                  "right": {"action": "prefer", "keep_id": right, "retire_id": left},
-                  "both": {"action": "link", "type": "related", "from_id": right, "to_id": left,
-                           "reason": "both hold: reviewed as not a contradiction"}}[key]
+        keep = {"left": left, "right": right, "both": "both"}[key]
+        reason = "both hold: reviewed as not a contradiction" if key == "both" else None
         titles = {"left": f"Keep #{left}", "right": f"Keep #{right}", "both": "Both hold"}
-        propose(self.session, self, titles[key], lambda m: m.propose([change], kind="review", note=titles[key]),
-                self._opened, on_error=lambda msg: self.message.setText(f"⚠ {msg}"))
+        propose(self.session, self, titles[key],
+                lambda m: m.resolve_contradiction(left, right, keep, reason=reason, dry_run=True),
+                self._opened, on_error=lambda msg: self.message.setText(f"⚠ {msg}"), generation=self.generation)
 
     def _opened(self, review: PlanReview) -> None:
         self.review_opened.emit(review)

@@ -1,8 +1,11 @@
 """Fact inspector: every field of one fact, its edges (as links), the entities it
 mentions, its journal, its confidence over time, and the curation actions.
 
-Each action builds a draft plan through the engine and opens its review; only
-"Apply" there writes. Nothing here deletes.
+Each action drafts a plan through the engine's curation acts and opens its
+review; only "Apply" there writes. Nothing here deletes. A draft carries the
+session generation the fact was loaded in, so it can never land in another file.
+Reading a fact here is a person browsing, not an agent's access: nothing here
+raises gc's access counters.
 
 Signals: ``fact_activated(int)`` (a link to another fact was followed),
 ``review_opened(object)`` (a plan review dialog, for whoever wants to watch it).
@@ -15,10 +18,12 @@ from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import Qt, Signal
+from shiboken6 import isValid
 from PySide6.QtWidgets import (QAbstractItemView, QFormLayout, QGridLayout, QGroupBox, QInputDialog, QLabel, QPushButton, QScrollArea,
                                QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine import ConfidenceCurve, Edge, Entity, Fact, JournalEntry, Memory, NotFound, Relation, format_time
+from engine import (ChangeRecord, ConfidenceCurve, Edge, Entity, Fact, JournalEntry, Memory, NotFound, Plan, Relation,
+                    format_time)
 
 from gui.dialogs.fact_picker import FactPicker
 from gui.dialogs.plan_review import PlanReview, propose
@@ -47,7 +52,7 @@ class FactDetails:
 
 
 def load_details(memory: Memory, fact_id: int) -> FactDetails:
-    hits = memory.describe([fact_id])
+    hits = memory.describe([fact_id])  # unlike search or get(), describe never counts as an access
     if not hits:
         raise NotFound(f"there is no fact {fact_id} in this memory")
     return FactDetails(hits[0].fact, hits[0].effective_confidence, memory.edges(fact_id),
@@ -75,6 +80,7 @@ class InspectorPane(QWidget):
         super().__init__(parent)
         self.session = session
         self.details: FactDetails | None = None
+        self.generation = -1  # the session generation ``details`` was loaded in
         self.prompt: QWidget | None = None
         self.title = QLabel("No fact selected")
         self.title.setObjectName("inspectorTitle")
@@ -131,25 +137,41 @@ class InspectorPane(QWidget):
         outer.setContentsMargins(0, 0, 0, 0)
         outer.addWidget(scroll)
         self._show_sections(False)
-        session.store_changed.connect(lambda _c: self.reload())
-        session.closed.connect(lambda: self._show(None))
+        session.store_changed.connect(self._store_changed)
+        session.opened.connect(lambda _s: self._forget())
+        session.closed.connect(self._forget)
 
     # -- loading ---------------------------------------------------------------------
     def show_fact(self, fact_id: int) -> None:
         self.title.setText(f"Fact {fact_id} · loading…")
-        self.session.call(lambda m: load_details(m, fact_id), self._show, lane="inspect", label="Loading fact", priority=INTERACTIVE,
-                          on_error=self._failed)
+        generation = self.session.generation
+        self.session.call(lambda m: load_details(m, fact_id), lambda d: self._show(d, generation), lane="inspect",
+                          label="Loading fact", priority=INTERACTIVE, on_error=self._failed)
 
     def reload(self) -> None:
         if self.details is not None:
             self.show_fact(self.details.fact.id)
 
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        """Reload only when the write touched this fact (or added edges, which may end at it)."""
+        if self.details is None:
+            return
+        if record is None or self.details.fact.id in record.facts or record.edges_added:
+            self.reload()
+
+    def _forget(self) -> None:
+        """Another file (or none): nothing of the old one may stay on screen or be acted on."""
+        if self.prompt is not None and isValid(self.prompt):  # a one-line prompt deletes itself on close
+            self.prompt.close()
+            self.prompt = None
+        self._show(None)
+
     def _failed(self, message: str) -> None:
         self.title.setText("Fact not available")
         self.message.setText(f"⚠ {message}")
 
-    def _show(self, details: FactDetails | None) -> None:
-        self.details = details
+    def _show(self, details: FactDetails | None, generation: int = -1) -> None:
+        self.details, self.generation = details, generation
         self.message.setText("")
         while self.fields.rowCount():
             self.fields.removeRow(0)
@@ -200,32 +222,35 @@ class InspectorPane(QWidget):
 
     # -- curation --------------------------------------------------------------------
     def _action(self, key: str) -> None:
-        if self.details is None:
+        if self.details is None or self.generation != self.session.generation:
             return
-        fact = self.details.fact
+        fact, generation = self.details.fact, self.generation
         if key == "version":
             editor = VersionEditor(fact.text, self)
             self.prompt = editor
             editor.accepted.connect(lambda: self._propose(
-                "New version", [{"action": "supersede", "fact_id": fact.id, "text": editor.text(),
-                                 "tags": fact.tags}]))
+                "New version", lambda m: m.version_fact(fact.id, editor.text(), dry_run=True), generation))
             editor.open()
         elif key in ("contradicts", "related"):
             verb = "contradicts" if key == "contradicts" else "is related to"
             picker = FactPicker(self.session, fact.id, f"Which fact {verb} #{fact.id}?", self)
             self.prompt = picker
             picker.accepted.connect(lambda: picker.chosen_id is not None and self._propose(
-                key.capitalize(), [{"action": "link", "type": key, "from_id": picker.chosen_id, "to_id": fact.id,
-                                    "reason": picker.reason.text().strip() or f"marked {key} in the app"}]))
+                key.capitalize(), lambda m, other=picker.chosen_id, why=picker.reason.text().strip(): m.link_facts(
+                    other, fact.id, key, reason=why or f"marked {key} in the app", dry_run=True), generation))
             picker.open()
         elif key == "tags":
             self._ask("Tags", "Tags (comma-separated; empty clears them):", ", ".join(fact.tags),
-                      lambda text: self._propose("Tags", [{"action": "retag", "fact_id": fact.id, "tags": [
-                          t.strip() for t in text.split(",") if t.strip()]}]))
+                      lambda text: self._retag(fact, text, generation))
         elif key == "archive":
             self._ask("Archive", f"Why archive fact {fact.id}? It is kept and stays in its history.", "",
-                      lambda text: self._propose("Archive", [{"action": "archive", "fact_id": fact.id,
-                                                              "reason": text.strip() or "archived in the app"}]))
+                      lambda text: self._propose("Archive", lambda m: m.archive_fact(
+                          fact.id, reason=text.strip() or "archived in the app", dry_run=True), generation))
+
+    def _retag(self, fact: Fact, text: str, generation: int) -> None:
+        wanted = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+        add, remove = [t for t in wanted if t not in fact.tags], [t for t in fact.tags if t not in wanted]
+        self._propose("Tags", lambda m: m.tag_fact(fact.id, add=add, remove=remove, dry_run=True), generation)
 
     def _ask(self, title: str, label: str, initial: str, then: Callable[[str], object]) -> None:
         """A non-modal one-line prompt (a modal one would stall the event loop the engine answers on)."""
@@ -236,9 +261,9 @@ class InspectorPane(QWidget):
         self.prompt = dialog
         dialog.open()
 
-    def _propose(self, title: str, changes: list[dict]) -> None:
-        propose(self.session, self, title, lambda m: m.propose(changes, note=title), self._review_opened,
-                on_error=lambda msg: self.message.setText(f"⚠ {msg}"))
+    def _propose(self, title: str, draft: Callable[[Memory], Plan], generation: int) -> None:
+        propose(self.session, self, title, draft, self._review_opened,
+                on_error=lambda msg: self.message.setText(f"⚠ {msg}"), generation=generation)
 
     def _review_opened(self, review: PlanReview) -> None:
         self.review_opened.emit(review)

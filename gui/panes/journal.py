@@ -1,8 +1,10 @@
 """Journal: the audit trail, newest first, filtered by operation, actor, date range and fact.
 
 Double-clicking a row's fact opens it in the inspector; its plan, in the plan viewer.
+A row's context menu offers to revert its plan. Rows another process wrote
+while the window was open are highlighted until the file changes.
 
-Signals: ``fact_selected(int)``, ``plan_selected(int)``.
+Signals: ``fact_selected(int)``, ``plan_selected(int)``, ``revert_requested(int)`` (a plan id).
 """
 
 from __future__ import annotations
@@ -10,11 +12,12 @@ from __future__ import annotations
 import json
 from datetime import datetime, time, timezone
 
-from PySide6.QtCore import QDate, Signal
+from PySide6.QtCore import QDate, QPoint, Qt, Signal
+from PySide6.QtGui import QBrush, QColor
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit,
-                               QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
 
-from engine import AuditFilter, JournalEntry, format_time
+from engine import AuditFilter, ChangeRecord, JournalEntry, format_time
 
 from gui.ops import BACKGROUND
 from gui.session import Session
@@ -23,6 +26,7 @@ ANY = "any"
 HEADERS = ("id", "when", "actor", "action", "fact", "plan", "details")
 LIMIT = 2000
 FACT, PLAN = 4, 5
+LIVE = QColor("#fff3c4")  # rows another process wrote while the window was open
 
 
 SKIP_IN_SUMMARY = {"content_hash"}  # long and meaningless at a glance; the tooltip has everything
@@ -38,11 +42,14 @@ def _summary(details: dict) -> str:
 class JournalPane(QWidget):
     fact_selected = Signal(int)
     plan_selected = Signal(int)
+    revert_requested = Signal(int)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.entries: list[JournalEntry] = []
+        self.live_ids: set[int] = set()
+        self.menu: QMenu | None = None
         self.action = QComboBox(toolTip="Only this operation")
         self.actor = QComboBox(toolTip="Only changes made through this front end")
         for combo in (self.action, self.actor):
@@ -69,6 +76,8 @@ class JournalPane(QWidget):
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
         self.table.cellDoubleClicked.connect(self._open)
+        self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
+        self.table.customContextMenuRequested.connect(self._context_menu)
         filters = QHBoxLayout()
         for label, widget in (("operation", self.action), ("actor", self.actor), ("fact", self.fact)):
             filters.addWidget(QLabel(label))
@@ -81,9 +90,14 @@ class JournalPane(QWidget):
         layout.addLayout(filters)
         layout.addWidget(self.status)
         layout.addWidget(self.table, 1)
-        session.opened.connect(lambda _s: self._opened())
-        session.store_changed.connect(lambda _c: self._opened())
-        session.closed.connect(lambda: self._show([]))
+        session.opened.connect(lambda _s: (self.live_ids.clear(), self._opened()))
+        session.store_changed.connect(self._store_changed)
+        session.live_changes.connect(lambda entries, _r: self.live_ids.update(e.id for e in entries))
+        session.closed.connect(lambda: (self.live_ids.clear(), self._show([])))
+
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        if record is None or not record.empty:
+            self._opened()
 
     def _opened(self) -> None:
         self.session.call(lambda m: m.audit_vocabulary(), self._fill_vocabulary, lane="journal-vocabulary",
@@ -118,6 +132,10 @@ class JournalPane(QWidget):
                               on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
 
     def _show(self, entries: list[JournalEntry]) -> None:
+        selected = {self.entries[i.row()].id for i in self.table.selectionModel().selectedRows()
+                    if i.row() < len(self.entries)}
+        scroll = self.table.verticalScrollBar().value()
+        added = sum(1 for e in entries if self.entries and e.id > self.entries[0].id)
         self.entries = entries
         self.table.setRowCount(len(entries))
         for row, entry in enumerate(entries):
@@ -130,10 +148,43 @@ class JournalPane(QWidget):
                     cell.setToolTip("Double-click to open")
                 elif column == len(HEADERS) - 1:
                     cell.setToolTip(json.dumps(entry.details, ensure_ascii=False, indent=1)[:4000])
+                if entry.id in self.live_ids:
+                    cell.setBackground(QBrush(LIVE))
+                    cell.setForeground(QBrush(QColor("#222")))
                 self.table.setItem(row, column, cell)
         self.table.resizeColumnsToContents()
+        self._keep_place(selected, scroll, added)
         self.status.setText(f"{len(entries):,} entries, newest first" + (f" (the latest {LIMIT:,})"
                                                                          if len(entries) == LIMIT else ""))
+
+    def _keep_place(self, selected: set[int], scroll: int, added: int) -> None:
+        """The rows a person was looking at stay selected and in view when new ones arrive on top."""
+        self.table.clearSelection()
+        for row, entry in enumerate(self.entries):
+            if entry.id in selected:
+                self.table.selectRow(row)
+        if scroll:
+            self.table.verticalScrollBar().setValue(scroll + added * self.table.verticalHeader().defaultSectionSize())
+
+    def live_rows(self) -> list[int]:
+        return [row for row, entry in enumerate(self.entries) if entry.id in self.live_ids]
+
+    def _context_menu(self, at: QPoint) -> None:
+        if self.plan_menu(self.table.rowAt(at.y())) is not None:
+            self.menu.popup(self.table.viewport().mapToGlobal(at))
+
+    def plan_menu(self, row: int) -> QMenu | None:
+        """The actions on a row's plan (None for a row without one)."""
+        entry = self.entries[row] if 0 <= row < len(self.entries) else None
+        if entry is None or entry.plan_id is None:
+            return None
+        self.menu = QMenu(self)
+        plan_id = entry.plan_id
+        self.menu.addAction(f"Open plan {plan_id}").triggered.connect(lambda: self.plan_selected.emit(plan_id))
+        revert = self.menu.addAction(f"Revert plan {plan_id}…")
+        revert.setEnabled(not self.session.read_only)
+        revert.triggered.connect(lambda: self.revert_requested.emit(plan_id))
+        return self.menu
 
     def _open(self, row: int, column: int) -> None:
         entry = self.entries[row] if 0 <= row < len(self.entries) else None

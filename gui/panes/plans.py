@@ -3,7 +3,9 @@
 Dry runs start here too (absorb, distill, gc, consolidate, abstract): each
 stores a draft that appears at the top of the list, selected. "Apply selected"
 writes exactly the ticked items in one transaction after a confirmation;
-"Discard" marks the draft discarded. Nothing is deleted either way.
+"Discard" marks the draft discarded. Nothing is deleted either way. An applied
+plan shows which of its items went in; "Revert plan…" drafts a plan undoing it,
+opened for review like any other.
 
 Signals: ``fact_selected(int)`` (a matched or written fact was double-clicked).
 """
@@ -19,9 +21,10 @@ from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QInput
                                QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
-from engine import Plan, PlanSummary, format_time
+from engine import ChangeRecord, Plan, PlanSummary, format_time
 
 from gui.dialogs.absorb import AbsorbDialog
+from gui.dialogs.plan_review import PlanReview, propose
 from gui.models.plan_items import DROP_ORDER, TEXT_COLUMN, PlanItemsModel, item_text
 from gui.ops import BACKGROUND
 from gui.session import Session
@@ -39,6 +42,7 @@ def _counts_text(counts: dict[str, int]) -> str:
 
 class PlansPane(QWidget):
     fact_selected = Signal(int)
+    review_opened = Signal(object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,11 +97,15 @@ class PlansPane(QWidget):
         self.apply_button.clicked.connect(self.confirm_apply)
         self.discard_button = QPushButton("Discard", enabled=False)
         self.discard_button.clicked.connect(self.discard)
+        self.revert_button = QPushButton("Revert plan…", enabled=False,
+                                         toolTip="Draft a plan that undoes this one by new records, to review")
+        self.revert_button.clicked.connect(lambda: self.plan is not None and self.revert(self.plan.id))
         self.items.selection_changed.connect(self._update_buttons)
         actions = QHBoxLayout()
         for widget in (self.select_button, self.chosen_label):
             actions.addWidget(widget)
         actions.addStretch(1)
+        actions.addWidget(self.revert_button)
         actions.addWidget(self.discard_button)
         actions.addWidget(self.apply_button)
         self.incoming = QTextBrowser()
@@ -135,8 +143,13 @@ class PlansPane(QWidget):
         layout.addLayout(toolbar)
         layout.addWidget(self.splitter, 1)
         session.opened.connect(lambda _s: self._opened())
-        session.store_changed.connect(lambda _c: self.refresh())
+        session.store_changed.connect(self._store_changed)
         session.closed.connect(lambda: (self._show_list([]), self._show_plan(None)))
+
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        # Plans change status only when applied (they are in the record) or discarded (by this pane).
+        if record is None or record.plans:
+            self.refresh()
 
     # -- the list of plans ---------------------------------------------------------------------
     def _opened(self) -> None:
@@ -150,6 +163,8 @@ class PlansPane(QWidget):
             if self.session.read_only:
                 button.setEnabled(False)
                 button.setToolTip("This memory file is read-only")
+        self._show_list([])
+        self._show_plan(None)
         self.refresh()
 
     def refresh(self, select: int | None = None) -> None:
@@ -195,7 +210,12 @@ class PlansPane(QWidget):
             self.heading.setText("Select a plan, or start a dry run.")
             return
         decided = f", decided {format_time(plan.decided_at)}" if plan.decided_at else ""
-        self.heading.setText(f"Plan {plan.id} · {plan.kind} · {plan.status} · {len(plan.items)} items "
+        status = plan.status
+        if plan.applied:
+            writable = sum(it.outcome != "rejected" for it in plan.items)
+            status = (f"partly applied ({len(plan.applied_indexes)} of {writable} items went in)"
+                      if plan.partly_applied else f"applied ({len(plan.applied_indexes)} items)")
+        self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
                              f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
 
@@ -206,6 +226,7 @@ class PlansPane(QWidget):
         self.apply_button.setEnabled(draft and bool(chosen))
         self.discard_button.setEnabled(draft)
         self.select_button.setEnabled(draft)
+        self.revert_button.setEnabled(self.plan is not None and self.plan.applied and not self.session.read_only)
 
     def _fill_select_menu(self) -> None:
         self.select_menu.clear()
@@ -283,6 +304,17 @@ class PlansPane(QWidget):
     def _say(self, text: str) -> None:
         self._note = text
         self.message.setText(text)
+
+    def revert(self, plan_id: int) -> None:
+        """Draft the plan that undoes ``plan_id`` and open it for review; nothing is written yet."""
+        self.message.setText(f"Drafting the revert of plan {plan_id}…")
+        propose(self.session, self, f"Revert plan {plan_id}", lambda m: m.revert_plan(plan_id, dry_run=True),
+                self._review_opened, on_error=lambda msg: self.message.setText(f"⚠ revert plan {plan_id}: {msg}"))
+
+    def _review_opened(self, review: PlanReview) -> None:
+        self.message.setText("")
+        review.finished.connect(lambda _result: self.refresh())  # applied or discarded, the list shows it
+        self.review_opened.emit(review)
 
     # -- dry runs ------------------------------------------------------------------------------
     def start_pass(self, key: str) -> None:

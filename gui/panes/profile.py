@@ -4,7 +4,8 @@ agent receives at session start.
 A save names the version it was based on; if the file changed on disk since
 (another editor, the CLI, an agent), the engine refuses and a dialog offers to
 reload. The snapshot preview is never stored; "Freeze for session" stores it
-the way an agent's first call would.
+the way an agent's first call would. Unsaved edits are never dropped without
+asking (``confirm_discard``: Reload, opening another file, quitting).
 
 Signals: ``fact_selected(int)`` (an id in the snapshot was clicked).
 """
@@ -13,14 +14,14 @@ from __future__ import annotations
 
 import html
 import re
-from typing import Any
+from typing import Any, Callable
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (QGroupBox, QHBoxLayout, QLabel, QLineEdit, QMessageBox, QPlainTextEdit,
                                QProgressBar, QPushButton, QSpinBox, QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from engine import Conflict, Memory, Profile, Snapshot
+from engine import ChangeRecord, Conflict, Memory, Profile, Snapshot
 
 from gui.ops import BACKGROUND
 from gui.session import Session
@@ -64,6 +65,13 @@ class FileEditor(QGroupBox):
         layout.addLayout(row)
         self.editor.textChanged.connect(self._changed)
 
+    def text_to_save(self) -> str:
+        """The editor's text, ending in a newline as the file on disk did (an editor drops it easily)."""
+        text = self.editor.toPlainText()
+        if text and not text.endswith("\n") and (self.saved_text.endswith("\n") or not self.saved_text):
+            text += "\n"
+        return text
+
     def show_file(self, file: Any) -> None:
         self.version, self.saved_text = file.version, file.text
         self.path.setText(str(file.path) + ("" if file.exists else "  (not created yet)"))
@@ -100,7 +108,7 @@ class ProfilePane(QWidget):
         for editor in self.editors.values():
             editor.editor.textChanged.connect(self._update_meter)
             editor.save.clicked.connect(lambda _c=False, e=editor: self.save(e))
-            editor.reload.clicked.connect(self.reload)
+            editor.reload.clicked.connect(lambda: self.confirm_discard("Reload", self.reload))
         self.session_id = QLineEdit(placeholderText="session id (to freeze)")
         self.query = QLineEdit(placeholderText="what the session is about (optional)")
         self.max_chars = QSpinBox(minimum=200, maximum=200_000, value=6000, singleStep=500)
@@ -145,19 +153,54 @@ class ProfilePane(QWidget):
         QShortcut(QKeySequence.StandardKey.Save, self, activated=self._save_focused,
                   context=Qt.ShortcutContext.WidgetWithChildrenShortcut,
                   whatsThis="Save the profile file being edited")  # the help's shortcut list reads it
-        session.opened.connect(lambda _s: self.reload())
-        session.closed.connect(lambda: self.snapshot_view.clear())
+        session.opened.connect(lambda _s: (self._clear_snapshot(), self.reload()))
+        session.store_changed.connect(self._store_changed)
+        session.closed.connect(self._clear_snapshot)
 
     # -- profile files ----------------------------------------------------------------------------
-    def reload(self) -> None:
-        self.session.call(lambda m: m.profile(), self._show_profile, lane="profile", label="Reading the profile", priority=BACKGROUND,
+    @property
+    def dirty(self) -> list[str]:
+        return [name for name, editor in self.editors.items() if editor.dirty]
+
+    def confirm_discard(self, action: str, then: Callable[[], Any]) -> None:
+        """Run ``then`` now if nothing is unsaved, else only once the person agrees to drop the edits."""
+        names = self.dirty
+        if not names:
+            then()
+            return
+        box = QMessageBox(QMessageBox.Icon.Warning, "Unsaved profile edits",
+                          f"{' and '.join(names)} {'has' if len(names) == 1 else 'have'} edits that are not saved. "
+                          f"{action} anyway and drop them?", QMessageBox.StandardButton.Cancel, self)
+        box.setObjectName("confirmDiscard")
+        box.addButton(f"Drop edits and {action.lower()}", QMessageBox.ButtonRole.AcceptRole)
+        box.accepted.connect(then)
+        self.last_message = box
+        box.open()
+
+    def reload(self, keep_edits: bool = False) -> None:
+        self.session.call(lambda m: m.profile(), lambda profile: self._show_profile(profile, keep_edits),
+                          lane="profile", label="Reading the profile", priority=BACKGROUND,
                           on_error=lambda msg: self.meter_label.setText(f"⚠ {msg}"))
 
-    def _show_profile(self, profile: Profile) -> None:
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        if record is None or record.profile_files:
+            self.reload(keep_edits=True)
+
+    def _show_profile(self, profile: Profile, keep_edits: bool = False) -> None:
         self.budget = profile.budget
         for file in profile.files:
-            self.editors[file.name].show_file(file)
+            editor = self.editors[file.name]
+            if keep_edits and editor.dirty:
+                if file.version != editor.version:  # saving will conflict; say so before the person tries
+                    editor.problem.setText("⚠ changed on disk since you started editing")
+                continue
+            editor.show_file(file)
         self._update_meter()
+
+    def _clear_snapshot(self) -> None:
+        self.snapshot_view.clear()
+        self.snapshot_info.setText("")
+        self.last_snapshot = None
 
     def _update_meter(self) -> None:
         total = sum(len(e.editor.toPlainText()) for e in self.editors.values())
@@ -176,7 +219,7 @@ class ProfilePane(QWidget):
                 self.save(editor)
 
     def save(self, editor: FileEditor) -> None:
-        name, text, version = editor.name, editor.editor.toPlainText(), editor.version
+        name, text, version = editor.name, editor.text_to_save(), editor.version
         editor.save.setEnabled(False)
         self.session.write(lambda m: _save(m, name, text, version), lambda answer: self._saved(editor, answer),
                            label=f"Saving {name}", on_error=lambda msg: self._failed(editor, msg))

@@ -1,7 +1,9 @@
 """Search pane: search as you type, filters, and a ranked table that explains each rank.
 
 An empty query lists every fact that passes the filters, newest first. Typing
-is debounced; the newest search wins and older answers are dropped.
+is debounced; the newest search wins and older answers are dropped. After a
+write the results are asked again only when the write changed facts, and the
+selected fact and the scroll position survive it.
 
 Signals: ``fact_selected(int)``, ``searched(int)`` (number of rows shown, after
 each finished search or listing).
@@ -12,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from engine import Hit, InvalidInput
+from engine import ChangeRecord, Hit, InvalidInput
 
 from gui.models.results import DROP_ORDER, TEXT_COLUMN, ResultsModel, explain
 from gui.ops import INTERACTIVE
@@ -35,6 +37,8 @@ class SearchPane(QWidget):
                                clearButtonEnabled=True)
         self.query.setObjectName("searchBox")
         self.filters = FilterBar()
+        self._keep: tuple[int | None, int] | None = None  # (selected fact, scroll) to restore after a refresh
+        self._quiet = False
         self.model = ResultsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -68,9 +72,20 @@ class SearchPane(QWidget):
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        session.opened.connect(lambda _stats: self.run_search())
-        session.store_changed.connect(lambda _changes: self.run_search())
+        session.opened.connect(lambda _stats: (self.model.set_hits([]), self.run_search()))
+        session.store_changed.connect(self._store_changed)
         session.closed.connect(lambda: self.model.set_hits([]))
+
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        if record is not None and not record.facts:
+            return  # a link, a profile edit, a plan decision: no row of this table changed
+        hit = self.selected_hit()
+        self._keep = (hit.fact.id if hit else None, self.table.verticalScrollBar().value())
+        self.run_search()
+
+    def selected_hit(self) -> Hit | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.hit(rows[0].row()) if rows else None
 
     def focus_query(self) -> None:
         self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -86,8 +101,10 @@ class SearchPane(QWidget):
         query = self.query.text().strip()
         self.status.setText("Searching…" if query else "Listing…")
         if query:
-            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters), self._show_hits,
-                              lane="search", label="Searching", priority=INTERACTIVE, on_error=self._show_error)
+            # A person searching is not an agent using the facts: gc's access counters stay as they are.
+            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters, count_access=False),
+                              self._show_hits, lane="search", label="Searching", priority=INTERACTIVE,
+                              on_error=self._show_error)
         else:
             self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
                               label="Listing", priority=INTERACTIVE, on_error=self._show_error)
@@ -119,9 +136,22 @@ class SearchPane(QWidget):
                           priority=INTERACTIVE)
 
     def _after_results(self) -> None:
+        if self._keep is not None:
+            self._restore_place()
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():
             self.explanation.setText("Select a row to see why it ranked there.")
         self.searched.emit(self.model.rowCount())
+
+    def _restore_place(self) -> None:
+        """After a refresh caused by a write: the same fact selected (quietly: it is already shown), same scroll."""
+        fact_id, scroll = self._keep
+        self._keep = None
+        row = self.model.row_of(fact_id) if fact_id is not None else None
+        if row is not None:
+            self._quiet = True
+            self.table.selectRow(row)
+            self._quiet = False
+        self.table.verticalScrollBar().setValue(scroll)
 
     def _show_error(self, message: str) -> None:
         self.model.set_hits([])
@@ -139,7 +169,8 @@ class SearchPane(QWidget):
         settings = self.session.settings.memory
         self.explanation.setText(explain(hit, row + 1, settings.cosine_weight, settings.bm25_weight,
                                          settings.context_weight))
-        self.fact_selected.emit(hit.fact.id)
+        if not self._quiet:
+            self.fact_selected.emit(hit.fact.id)
 
     def select_fact(self, fact_id: int) -> bool:
         row = self.model.row_of(fact_id)

@@ -4,6 +4,9 @@ The canvas shows the fact's supersedes chain and the chains its contradictions
 touch; the list below has every version with a word-level diff against the
 one before. The "as of" slider (or dragging the line on the canvas) replays
 the journal: which version was current then, which contradictions were open.
+History is shown as it was recorded: the version list keeps only the versions
+that were in the chain at that moment (``Memory.timeline_as_of``), so a fact
+retired by a later resolution is not shown as an older version before it.
 
 Signals: ``fact_selected(int)`` (a version was clicked or chosen in the list).
 """
@@ -13,17 +16,18 @@ from __future__ import annotations
 import html
 import time
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtWidgets import (QCheckBox, QHBoxLayout, QLabel, QLineEdit, QListWidget, QListWidgetItem, QSlider,
                                QSplitter, QTextBrowser, QVBoxLayout, QWidget)
 
-from engine import Timeline, format_time
+from engine import ChangeRecord, Replay, Timeline, format_time
 
 from gui.session import Session
 from gui.widgets.timeline_plot import TimelinePlot
 from gui.widgets.word_diff import word_diff_html
 
 STEPS = 1000
+REPLAY_MS = 80  # dragging the slider asks for the chain once it pauses, not on every step
 
 
 class TimelinePane(QWidget):
@@ -34,7 +38,10 @@ class TimelinePane(QWidget):
         self.session = session
         self.line: Timeline | None = None
         self.fact_id: int | None = None
+        self.chain_then: list[int] | None = None  # the chain at the "as of" moment; None: as of now
         self._range = (0.0, 1.0)
+        self._replay_timer = QTimer(self, singleShot=True, interval=REPLAY_MS)
+        self._replay_timer.timeout.connect(self._replay)
         self.jump = QLineEdit(placeholderText="fact id", maximumWidth=110, clearButtonEnabled=True)
         self.jump.returnPressed.connect(self._jump)
         self.heading = QLabel("Select a fact in Search, or type its id.")
@@ -84,8 +91,21 @@ class TimelinePane(QWidget):
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(top)
         layout.addWidget(self.splitter, 1)
-        session.store_changed.connect(lambda _c: self.fact_id is not None and self.show_fact(self.fact_id))
-        session.closed.connect(lambda: self._show(None))
+        session.store_changed.connect(self._store_changed)
+        session.opened.connect(lambda _s: self._forget())
+        session.closed.connect(self._forget)
+
+    def _forget(self) -> None:
+        self.fact_id = None
+        self.jump.clear()
+        self._show(None)
+
+    def _store_changed(self, record: ChangeRecord | None) -> None:
+        if self.fact_id is None:
+            return
+        shown = {v.fact.id for v in self.line.all_versions()} if self.line else {self.fact_id}
+        if record is None or shown & set(record.facts) or record.edges_added:
+            self.show_fact(self.fact_id)
 
     # -- loading ---------------------------------------------------------------------
     def show_fact(self, fact_id: int) -> None:
@@ -167,12 +187,31 @@ class TimelinePane(QWidget):
         at_end = self.slider.value() == STEPS
         self.as_of_label.setText("as of now" if at_end else f"as of {format_time(when)}")
         self.plot.set_as_of(when)
+        self._replay_timer.start()
         state = self.line.state_at(when)
         current = ("no version yet" if state.current is None else f"current version #{state.current}")
         if state.current is None and any(state.statuses.get(i) for i in self.line.chain_ids):
             current = "no active version (archived or expired)"
         opened = ", ".join(f"#{link.src} ↔ #{link.dst}" for link in state.open_contradictions)
         self.state.setText(f"{current} · open contradictions: {opened or 'none'}")
+
+    def _replay(self) -> None:
+        if self.line is None:
+            return
+        if self.slider.value() == STEPS:
+            self._show_chain(None)
+            return
+        fact_id, when = self.line.fact_id, self._slider_time()
+        self.session.call(lambda m: m.timeline_as_of(fact_id, when), lambda r: self._show_chain(r),
+                          lane="timeline-as-of", label="Replaying the history")
+
+    def _show_chain(self, replay: Replay | None) -> None:
+        """Hide the versions that were not (yet) in the chain at the moment shown."""
+        self.chain_then = None if replay is None else replay.versions
+        for row in range(self.versions.count()):
+            item = self.versions.item(row)
+            fact_id = item.data(Qt.ItemDataRole.UserRole)
+            item.setHidden(replay is not None and fact_id not in replay.versions)
 
     # -- versions ------------------------------------------------------------------------
     def _links_html(self, fact_id: int) -> str:

@@ -60,7 +60,7 @@ def test_new_version_goes_through_a_plan_and_supersedes(qtbot, window, demo_copy
     editor.editor.setPlainText("Maya's preferred editor is now Zed; she moved to it for its built-in collaboration.")
     review = _review(qtbot, window, editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
     assert [it.outcome for it in review.plan.items] == ["supersede"]
-    assert review.table.item(0, 2).text() == f"#{HELIX}"
+    assert review.table.item(0, 3).text() == f"#{HELIX}"
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
     settle(qtbot, window)
@@ -139,3 +139,40 @@ def test_entities_and_the_relations_a_fact_justifies_are_listed(qtbot, window, d
     text = window.inspector.entities.text()
     assert "Northwind Robotics" in text and "(company)" in text and "Kazan" in text
     assert "located_in" in text or "headquartered_in" in text
+
+
+def _accesses(path, ids) -> dict[int, int]:
+    with Memory(path, Settings(), create=False) as memory:
+        return {i: f.access_count for i, f in memory.facts(ids).items()}
+
+
+def test_browsing_in_the_app_is_not_an_agents_access(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    before = _accesses(demo_copy, [HELIX, NEOVIM])
+    window.search.query.setText("preferred editor")
+    window.search.run_search()
+    qtbot.waitUntil(lambda: window.search.model.row_of(HELIX) is not None, timeout=WAIT_MS)
+    window.search.select_fact(HELIX)
+    qtbot.waitUntil(lambda: window.inspector.details is not None, timeout=WAIT_MS)
+    _inspect(qtbot, window, NEOVIM)
+    window.session.close()  # pending access counts are written when the file closes
+    settle(qtbot, window)
+    assert _accesses(demo_copy, [HELIX, NEOVIM]) == before
+
+
+def test_a_new_version_keeps_the_facts_entities(qtbot, window, demo_copy) -> None:
+    northwind = 1  # mentions Northwind Robotics, Kazan and the NW-7 Courier
+    open_file(qtbot, window, demo_copy)
+    _inspect(qtbot, window, northwind)
+    window.inspector.buttons["version"].click()
+    window.inspector.prompt.editor.setPlainText("Northwind Robotics, based in Kazan, makes the NW-7 Courier v2.")
+    review = _review(qtbot, window,
+                     window.inspector.prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS) as changed:
+        review.apply_button.click()
+    settle(qtbot, window)
+    newest = changed.args[0].facts_added[0]
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        assert {e.name for e in memory.fact_entities(newest)} >= {"Northwind Robotics", "Kazan"}
+        assert memory.fact_relations(newest)

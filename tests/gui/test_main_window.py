@@ -92,7 +92,7 @@ def test_dropping_a_jsonl_file_imports_it_after_review(qtbot, window, demo_copy,
     review = window.files.last_review
     outcomes = [it.outcome for it in review.plan.items]
     assert len([o for o in outcomes if o in ("new", "related")]) == 2 and outcomes.count("rejected") == 2
-    assert "Zq8vK2mR7t" not in " ".join(review.table.item(r, 5).text() for r in range(review.table.rowCount()))
+    assert "Zq8vK2mR7t" not in " ".join(review.table.item(r, 6).text() for r in range(review.table.rowCount()))
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
     assert window.counts_label.text().startswith("78 facts")

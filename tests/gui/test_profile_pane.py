@@ -75,3 +75,35 @@ def test_a_frozen_snapshot_keeps_its_bytes_after_a_write(qtbot, window, demo_cop
     pane.session_id.clear()
     pane.freeze.click()
     assert "type a session id" in pane.snapshot_info.text()
+
+
+def test_unsaved_edits_are_not_dropped_without_asking(qtbot, window, demo_copy) -> None:
+    path = demo_copy.parent / "MEMORY.md"
+    path.write_text("First line.\n", encoding="utf-8")
+    other = demo_copy.with_name("other.sqlite")
+    other.write_bytes(demo_copy.read_bytes())
+    pane = _pane(qtbot, window, demo_copy)
+    editor = pane.editors["MEMORY.md"]
+    editor.editor.setPlainText("First line.\nSecond line, not saved yet.")
+
+    editor.reload.click()  # Reload asks, and Cancel keeps the edit
+    assert pane.last_message.isVisible() and pane.last_message.objectName() == "confirmDiscard"
+    pane.last_message.reject()
+    settle(qtbot, window)
+    assert "Second line" in editor.editor.toPlainText()
+
+    window.files.open_path(other)  # so does opening another file
+    assert pane.last_message.isVisible()
+    pane.last_message.reject()
+    settle(qtbot, window)
+    assert window.session.path == demo_copy and editor.dirty
+
+    window.close()  # and quitting
+    assert window.isVisible() and pane.last_message.isVisible()
+    pane.last_message.reject()
+
+    with qtbot.waitSignal(pane.changed, timeout=WAIT_MS):
+        editor.save.click()
+    assert path.read_text(encoding="utf-8") == "First line.\nSecond line, not saved yet.\n"  # the newline stays
+    window.files.open_path(other)  # nothing unsaved: no question
+    qtbot.waitUntil(lambda: window.session.path == other, timeout=WAIT_MS)

@@ -133,3 +133,70 @@ def test_journal_filters_and_links(qtbot, window, demo_copy) -> None:
         pane._open(0, 5)
     qtbot.waitUntil(lambda: window.plans.plan is not None, timeout=WAIT_MS)
     assert window.tabs.currentIndex() == window.pane_names.index("plans")
+
+
+def _two_item_draft(path) -> int:
+    with Memory(path, Settings(), actor="mcp", create=False) as memory:
+        return memory.propose([{"action": "archive", "fact_id": 41, "reason": "stale"},
+                               {"action": "retag", "fact_id": 1, "tags": ["company", "robots"]}], note="two acts").id
+
+
+def test_a_partly_applied_plan_says_which_items_went_in_and_can_be_reverted(qtbot, window, demo_copy) -> None:
+    plan_id = _two_item_draft(demo_copy)
+    open_file(qtbot, window, demo_copy)
+    window._open_plan(plan_id)
+    pane = window.plans
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.id == plan_id, timeout=WAIT_MS)
+    pane.items.setData(pane.items.index(1, 0), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+    pane.apply_button.click()
+    pane.prompt.accept()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.status == "applied", timeout=WAIT_MS)
+    assert "partly applied (1 of 2 items went in)" in pane.heading.text()
+    assert [pane.items.data(pane.items.index(r, 0)) for r in range(2)] == ["✓", "✗"]
+    assert pane.items.data(pane.items.index(1, 0), Qt.ItemDataRole.ToolTipRole).startswith("not applied")
+    assert _statuses(demo_copy, [41]) == {41: "archived"}
+
+    assert pane.revert_button.isEnabled()
+    with qtbot.waitSignal(pane.review_opened, timeout=WAIT_MS) as opened:
+        pane.revert_button.click()
+    review = opened.args[0]
+    assert review.plan.status == "draft" and review.plan.kind != "absorb"
+    assert "Helix" in review.table.item(0, 2).text()  # the fact's words, not only its number
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        review.apply_button.click()
+    settle(qtbot, window)
+    assert _statuses(demo_copy, [41]) == {41: "active"}
+
+
+def test_a_review_applies_only_the_ticked_items(qtbot, window, demo_copy) -> None:
+    plan_id = _two_item_draft(demo_copy)
+    open_file(qtbot, window, demo_copy)
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        plan = memory.plan(plan_id)
+    from gui.dialogs.plan_review import PlanReview
+    review = PlanReview(window.session, plan, "Two acts", window, facts={})
+    qtbot.addWidget(review)
+    review.open()
+    review.table.item(0, 0).setCheckState(Qt.CheckState.Unchecked)
+    assert review.ticked == [1] and review.apply_button.text() == "Apply 1 of 2"
+    with qtbot.waitSignal(review.applied, timeout=WAIT_MS) as applied:
+        review.apply_button.click()
+    assert applied.args[0].applied_indexes == [1] and applied.args[0].partly_applied
+    assert _statuses(demo_copy, [41]) == {41: "active"}
+
+
+def test_reverting_from_a_journal_row_opens_a_review(qtbot, window, demo_copy) -> None:
+    plan_id = _two_item_draft(demo_copy)
+    with Memory(demo_copy, Settings(), actor="mcp", create=False) as memory:
+        memory.apply_plan(plan_id)
+    open_file(qtbot, window, demo_copy)
+    window.show_pane(window.pane_names.index("journal"))
+    journal = window.journal
+    qtbot.waitUntil(lambda: any(e.plan_id == plan_id for e in journal.entries), timeout=WAIT_MS)
+    row = next(r for r, e in enumerate(journal.entries) if e.plan_id == plan_id)
+    revert = [a for a in journal.plan_menu(row).actions() if a.text().startswith("Revert")][0]
+    with qtbot.waitSignal(window.plans.review_opened, timeout=WAIT_MS) as opened:
+        revert.trigger()
+    assert opened.args[0].windowTitle() == f"Revert plan {plan_id}"
+    opened.args[0].reject()
+    settle(qtbot, window)

@@ -111,3 +111,39 @@ def test_results_model_passes_qt_model_checks(qtbot, qtmodeltester, window, demo
     window.search.query.setText("Northwind")
     settle(qtbot, window)
     qtmodeltester.check(window.search.model)
+
+
+def test_a_write_keeps_the_selected_row_and_the_scroll(qtbot, window, demo_copy) -> None:
+    window.resize(1024, 700)
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.search
+    qtbot.waitUntil(lambda: pane.table.verticalScrollBar().maximum() > 0, timeout=WAIT_MS)
+    pane.table.verticalScrollBar().setValue(pane.table.verticalScrollBar().maximum() // 2)
+    scroll = pane.table.verticalScrollBar().value()
+    row = pane.table.rowAt(pane.table.viewport().height() // 2)
+    pane.table.selectRow(row)
+    fact_id = pane.model.hit(row).fact.id
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == fact_id,
+                    timeout=WAIT_MS)
+    resets: list[int] = []
+    pane.model.modelReset.connect(lambda: resets.append(1))
+
+    window.profile.editors["USER.md"].editor.setPlainText("Maya prefers short answers.\n")
+    with qtbot.waitSignal(window.profile.changed, timeout=WAIT_MS):
+        window.profile.editors["USER.md"].save.click()
+    settle(qtbot, window)
+    assert not resets  # a profile edit changed no fact: the table was not asked again
+
+    window.inspector.buttons["tags"].click()
+    window.inspector.prompt.setTextValue("checked-in-the-app")
+    with qtbot.waitSignal(window.inspector.review_opened, timeout=WAIT_MS) as opened:
+        window.inspector.prompt.accept()
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        opened.args[0].apply_button.click()
+    settle(qtbot, window)
+    assert resets  # the retag did change a listed fact
+    assert pane.selected_hit() is not None and pane.selected_hit().fact.id == fact_id
+    assert pane.table.verticalScrollBar().value() == scroll
+    assert "checked-in-the-app" in pane.selected_hit().fact.tags
+    assert window.inspector.details.fact.id == fact_id

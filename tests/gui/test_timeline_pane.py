@@ -79,3 +79,32 @@ def test_bad_ids_in_the_jump_box_are_explained(qtbot, window, demo_copy) -> None
     pane.jump.setText("99999")
     qtbot.keyClick(pane.jump, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: "no fact 99999" in pane.heading.text(), timeout=WAIT_MS)
+
+
+def test_after_resolving_the_past_still_shows_the_pair_open(qtbot, window, demo_copy) -> None:
+    """Keep the left side of a contradiction, then look at a moment before that decision."""
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    window.show_pane(window.pane_names.index("contradictions"))
+    pane = window.contradictions
+    assert (pane.current.left.id, pane.current.right.id) == (12, 30)
+    both_written = max(pane.current.left.created_at, pane.current.right.created_at)
+    with qtbot.waitSignal(pane.review_opened, timeout=WAIT_MS) as opened:
+        pane.buttons["left"].click()
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        opened.args[0].apply_button.click()
+    settle(qtbot, window)
+
+    timeline = _timeline(qtbot, window, 12)
+    listed = [timeline.versions.item(i).data(Qt.ItemDataRole.UserRole) for i in range(timeline.versions.count())]
+    assert listed == [30, 12]  # as of now, 30 is 12's superseded older version
+    timeline.set_as_of(both_written + 60)
+    qtbot.waitUntil(lambda: timeline.chain_then is not None, timeout=WAIT_MS)
+    assert timeline.chain_then == [12]
+    assert timeline.versions.item(0).isHidden() and not timeline.versions.item(1).isHidden()
+    assert timeline.state.text() == "current version #12 · open contradictions: #30 ↔ #12"
+    then = timeline.line.state_at(both_written + 60).statuses
+    assert then[12] == then[30] == "active"
+    timeline.slider.setValue(timeline.slider.maximum())
+    qtbot.waitUntil(lambda: timeline.chain_then is None, timeout=WAIT_MS)
+    assert not timeline.versions.item(0).isHidden()
