@@ -1,0 +1,22 @@
+"""Selections of fact rows by condition (records.py loads them by id): the SQL that reads them.
+
+``where`` arguments are clauses over ``facts`` that callers build from constants
+(e.g. ``SearchFilters.sql()`` in engine/search/hybrid.py), never from user text;
+their values always travel as bound parameters.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Any, Iterable, Iterator
+
+
+def ids_where(db: sqlite3.Connection, where: str, params: list[Any]) -> Iterator[int]:
+    """Ids of the facts passing ``where``, streamed from the cursor."""
+    return (r[0] for r in db.execute(f"SELECT id FROM facts WHERE {where}", params))
+
+
+def decay_inputs_where(db: sqlite3.Connection, where: str, params: list[Any]) -> list[tuple[int, float, str, float]]:
+    """(id, confidence, kind, last_reinforced) of the facts passing ``where``, newest first."""
+    return db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY id DESC",
+                      params).fetchall()
