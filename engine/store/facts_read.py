@@ -20,3 +20,12 @@ def decay_inputs_where(db: sqlite3.Connection, where: str, params: list[Any]) ->
     """(id, confidence, kind, last_reinforced) of the facts passing ``where``, newest first."""
     return db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY id DESC",
                       params).fetchall()
+
+
+def fact_exists(db: sqlite3.Connection, fact_id: int) -> bool:
+    return db.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None
+
+
+def statuses(db: sqlite3.Connection, fact_ids: list[int]) -> Iterable[tuple[int, str]]:
+    """(id, status) of these facts (at most a few hundred ids)."""
+    return db.execute(f"SELECT id, status FROM facts WHERE id IN ({','.join('?' * len(fact_ids))})", fact_ids)

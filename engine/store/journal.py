@@ -77,3 +77,8 @@ def _entities_of(db: sqlite3.Connection, fact_ids: set[int]) -> list[int]:
         found.update(r[0] for r in db.execute(
             f"SELECT entity_id FROM entity_mentions WHERE fact_id IN ({marks})", chunk))
     return sorted(found)
+
+
+def fact_rows_after(db: sqlite3.Connection, after: int) -> list[tuple[int, int | None]]:
+    """(journal id, fact id or None) of every journal row newer than ``after``, oldest first."""
+    return db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id", (after,)).fetchall()
