@@ -1,0 +1,42 @@
+"""Reads of the ``edges`` table (fact -> fact links: supersedes, contradicts, related, ...).
+
+records.py holds the edge writer (``insert_edge``) and ``edges_touching``; the
+other edge queries of history, plans and export are here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Collection
+
+
+def newer_version(db: sqlite3.Connection, fact_id: int) -> int | None:
+    """The fact that superseded ``fact_id`` (the latest such edge), if any."""
+    row = db.execute("SELECT src_id FROM edges WHERE dst_id = ? AND type = 'supersedes' ORDER BY id DESC LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
+    """The fact ``fact_id`` superseded (the first such edge), if any."""
+    row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def version_edges(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[str, int, int, float, int | None]]:
+    """(type, src, dst, created_at, plan id) of the supersedes, contradicts and related edges touching ``ids``."""
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges WHERE type IN "
+                      f"('supersedes', 'contradicts', 'related') AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+                      f"ORDER BY id", [*ids, *ids]).fetchall()
+
+
+def edges_of_types(db: sqlite3.Connection, types: Collection[str],
+                   fact_ids: list[int]) -> list[tuple[str, int, int, float, int | None]]:
+    """(type, src, dst, created_at, plan id) of the edges of these types touching ``fact_ids``, oldest first."""
+    marks = ",".join("?" * len(fact_ids))
+    return db.execute(
+        f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges "
+        f"WHERE type IN ({','.join('?' * len(types))}) AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+        f"ORDER BY id", [*types, *fact_ids, *fact_ids]).fetchall()
