@@ -40,3 +40,13 @@ def edges_of_types(db: sqlite3.Connection, types: Collection[str],
         f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges "
         f"WHERE type IN ({','.join('?' * len(types))}) AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
         f"ORDER BY id", [*types, *fact_ids, *fact_ids]).fetchall()
+
+
+def children_of_confirmed(db: sqlite3.Connection, min_reinforcements: int) -> list[sqlite3.Row]:
+    """(parent, n, child) rows: active children (``derived_from`` targets) of active derived facts
+    reinforced at least ``min_reinforcements`` times, by parent then child."""
+    return db.execute(
+        "SELECT d.id AS parent, d.reinforcement_count AS n, c.id AS child FROM facts d "
+        "JOIN edges e ON e.src_id = d.id AND e.type = 'derived_from' JOIN facts c ON c.id = e.dst_id "
+        "WHERE d.status = 'active' AND d.kind = 'derived' AND d.reinforcement_count >= ? AND c.status = 'active' "
+        "ORDER BY d.id, c.id", (min_reinforcements,)).fetchall()

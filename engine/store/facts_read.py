@@ -29,3 +29,17 @@ def fact_exists(db: sqlite3.Connection, fact_id: int) -> bool:
 def statuses(db: sqlite3.Connection, fact_ids: list[int]) -> Iterable[tuple[int, str]]:
     """(id, status) of these facts (at most a few hundred ids)."""
     return db.execute(f"SELECT id, status FROM facts WHERE id IN ({','.join('?' * len(fact_ids))})", fact_ids)
+
+
+def active_rows(db: sqlite3.Connection, columns: str, where: str = "", params: Iterable[Any] = ()) -> list[sqlite3.Row]:
+    """Some columns of the active facts, by id (``columns`` and ``where`` are constants of the caller)."""
+    extra = f" AND ({where})" if where else ""
+    return db.execute(f"SELECT id, {columns} FROM facts WHERE status = 'active'{extra} ORDER BY id",
+                      list(params)).fetchall()
+
+
+def run_sessions(db: sqlite3.Connection) -> list[tuple[str, float]]:
+    """(session id, last created or reinforced) of each session with active run-scope facts, least recent first."""
+    return db.execute("SELECT session_id, max(max(created_at, last_reinforced)) AS last FROM facts "
+                      "WHERE scope = 'run' AND session_id IS NOT NULL GROUP BY session_id "
+                      "HAVING sum(status = 'active') > 0 ORDER BY last, session_id").fetchall()
