@@ -50,3 +50,28 @@ def children_of_confirmed(db: sqlite3.Connection, min_reinforcements: int) -> li
         "JOIN edges e ON e.src_id = d.id AND e.type = 'derived_from' JOIN facts c ON c.id = e.dst_id "
         "WHERE d.status = 'active' AND d.kind = 'derived' AND d.reinforcement_count >= ? AND c.status = 'active' "
         "ORDER BY d.id, c.id", (min_reinforcements,)).fetchall()
+
+
+def has_edge(db: sqlite3.Connection, src: int, dst: int, edge_type: str, both_ways: bool) -> bool:
+    """An edge of this type from ``src`` to ``dst`` (or, when ``both_ways``, from ``dst`` to ``src``)."""
+    row = db.execute("SELECT 1 FROM edges WHERE type = ? AND ((src_id = ? AND dst_id = ?) OR "
+                     "(? AND src_id = ? AND dst_id = ?)) LIMIT 1",
+                     (edge_type, src, dst, both_ways, dst, src)).fetchone()
+    return row is not None
+
+
+def edge_rows_of(db: sqlite3.Connection, fact_id: int) -> list[tuple[int, str, int, int, float, int | None]]:
+    """(id, type, src, dst, created_at, plan id) of every edge from or to the fact, oldest first."""
+    return db.execute("SELECT id, type, src_id, dst_id, created_at, plan_id FROM edges "
+                      "WHERE src_id = ? OR dst_id = ? ORDER BY id", (fact_id, fact_id)).fetchall()
+
+
+def open_contradiction_rows(db: sqlite3.Connection, limit: int) -> list[tuple[int, int, float]]:
+    """(src, dst, created_at) of the ``contradicts`` edges between two active facts that no ``related``
+    edge (either way) settles as "both hold", oldest first."""
+    return db.execute(
+        "SELECT e.src_id, e.dst_id, e.created_at FROM edges e "
+        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
+        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
+        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
+        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()

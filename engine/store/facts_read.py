@@ -43,3 +43,13 @@ def run_sessions(db: sqlite3.Connection) -> list[tuple[str, float]]:
     return db.execute("SELECT session_id, max(max(created_at, last_reinforced)) AS last FROM facts "
                       "WHERE scope = 'run' AND session_id IS NOT NULL GROUP BY session_id "
                       "HAVING sum(status = 'active') > 0 ORDER BY last, session_id").fetchall()
+
+
+def status_of(db: sqlite3.Connection, fact_id: int) -> str:
+    """One fact's status (the fact must exist)."""
+    return db.execute("SELECT status FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
+
+
+def tags_column(db: sqlite3.Connection, fact_id: int) -> Any:
+    """One fact's stored ``tags`` column, unparsed (the fact must exist)."""
+    return db.execute("SELECT tags FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]

@@ -104,7 +104,8 @@ def actors(db: sqlite3.Connection) -> list[str]:
 
 
 def status_rows(db: sqlite3.Connection, fact_ids: Collection[int]) -> list[tuple]:
-    """(fact_id, at, plan_id, action, after.status, status, by) of these facts' rows with valid details, oldest first."""
+    """(fact_id, at, plan_id, action, after.status, status, by) of these facts' rows with valid details,
+    oldest first."""
     marks = ",".join("?" * len(fact_ids))
     return db.execute(
         f"SELECT fact_id, at, plan_id, action, json_extract(details, '$.after.status'), "
