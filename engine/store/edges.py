@@ -7,7 +7,7 @@ other edge queries of history, plans and export are here.
 from __future__ import annotations
 
 import sqlite3
-from typing import Collection
+from typing import Collection, Iterator
 
 
 def newer_version(db: sqlite3.Connection, fact_id: int) -> int | None:
@@ -75,3 +75,8 @@ def open_contradiction_rows(db: sqlite3.Connection, limit: int) -> list[tuple[in
         "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
         "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
         "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+
+
+def all_edges(db: sqlite3.Connection) -> Iterator[tuple[int, int, str, float]]:
+    """(src, dst, type, created_at) of every edge, oldest first, streamed from the cursor."""
+    return db.execute("SELECT src_id, dst_id, type, created_at FROM edges ORDER BY id")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import sqlite3
 from typing import Any, Iterable, Iterator
 
+from engine.store.records import FACT_COLUMNS
+
 
 def ids_where(db: sqlite3.Connection, where: str, params: list[Any]) -> Iterator[int]:
     """Ids of the facts passing ``where``, streamed from the cursor."""
@@ -53,3 +55,8 @@ def status_of(db: sqlite3.Connection, fact_id: int) -> str:
 def tags_column(db: sqlite3.Connection, fact_id: int) -> Any:
     """One fact's stored ``tags`` column, unparsed (the fact must exist)."""
     return db.execute("SELECT tags FROM facts WHERE id = ?", (fact_id,)).fetchone()[0]
+
+
+def all_facts(db: sqlite3.Connection) -> Iterator[sqlite3.Row]:
+    """Every fact's row (``FACT_COLUMNS``, for ``fact_from_row``) by id, streamed from the cursor."""
+    return db.execute(f"SELECT {FACT_COLUMNS} FROM facts ORDER BY id")
