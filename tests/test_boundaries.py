@@ -1,4 +1,5 @@
-"""The engine runs without Qt: checked by import-linter and by importing it with Qt blocked."""
+"""The engine runs without Qt: checked by import-linter and by importing it with Qt blocked.
+Only engine/store/ runs SQL: checked by walking the AST of every engine module."""
 
 from __future__ import annotations
 
@@ -33,3 +34,28 @@ def test_import_linter_contracts_hold() -> None:
     result = subprocess.run([str(lint)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "KEPT" in result.stdout
+
+
+SQL_CALLS = frozenset({"execute", "executemany", "executescript"})
+
+
+def sql_calls() -> dict[bool, list[str]]:
+    """``module:line .attribute()`` of every call of ``<anything>.execute*(...)`` under engine/,
+    split by whether the module is in engine/store/ (True) or not (False)."""
+    import ast
+
+    found: dict[bool, list[str]] = {True: [], False: []}
+    for path in sorted((ROOT / "engine").rglob("*.py")):
+        relative = path.relative_to(ROOT)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(relative))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_CALLS:
+                found[relative.parts[:2] == ("engine", "store")].append(f"{relative}:{node.lineno} .{node.func.attr}()")
+    return found
+
+
+def test_sql_runs_only_in_the_store_layer() -> None:
+    """Capability modules call typed functions of engine/store/ (its query modules); only the store runs SQL."""
+    found = sql_calls()
+    assert found[True], "the scan found no SQL in engine/store/ at all: it is not looking where it should"
+    assert found[False] == [], "SQL outside engine/store/:\n" + "\n".join(found[False])

@@ -25,6 +25,7 @@ from engine.absorb.validation import secret_in
 from engine.changes import ChangeRecord
 from engine.clock import format_time
 from engine.errors import InvalidInput, SecretRejected, StoreError
+from engine.store import profile_rows
 from engine.store.records import journal
 
 FILES = ("MEMORY.md", "USER.md")
@@ -201,9 +202,7 @@ def replace_file(path: Path, text: str) -> None:
 def record_save(db: Any, before: ProfileFile, text: str, at: float, actor: str) -> int:
     """Keep the saved text and journal the edit (hashes and sizes only); returns the file's revision."""
     after = version_of(text.encode("utf-8"))
-    db.execute("INSERT INTO profile_versions (file, at, actor, content_hash, text) VALUES (?, ?, ?, ?, ?)",
-               (before.name, at, actor, after, text))
-    revision = db.execute("SELECT count(*) FROM profile_versions WHERE file = ?", (before.name,)).fetchone()[0]
+    revision = profile_rows.add_version(db, before.name, at, actor, after, text)
     journal(db, at, actor, "profile edit", None, None, {
         "file": before.name, "revision": revision,
         "hash_before": None if before.version == ABSENT else before.version, "hash_after": after,
@@ -213,6 +212,5 @@ def record_save(db: Any, before: ProfileFile, text: str, at: float, actor: str) 
 
 
 def saved_versions(db: Any, name: str) -> list[ProfileVersion]:
-    rows = db.execute("SELECT file, at, actor, content_hash, text FROM profile_versions WHERE file = ? ORDER BY id",
-                      (name,)).fetchall()
+    rows = profile_rows.versions(db, name)
     return [ProfileVersion(r[0], n, r[1], r[2], r[3], r[4]) for n, r in enumerate(rows, start=1)]

@@ -28,6 +28,7 @@ from engine.absorb.validation import secret_in
 from engine.agents.profile import Profile
 from engine.clock import format_time
 from engine.errors import InvalidInput, SecretRejected
+from engine.store import snapshots as snapshot_rows
 from engine.store.records import Fact, journal
 
 MIN_CHARS = 200
@@ -153,25 +154,18 @@ def compose(profile: Profile, query: str | None, relevant: Sequence[Fact], todos
     return text, tuple(cited)
 
 
-# -- the SQL of snapshots (one place) ---------------------------------------------------------------
-_LIVE = "status = 'active' AND (expires_at IS NULL OR expires_at > ?)"
-
+# -- reading and storing snapshots (their SQL is in engine/store/snapshots.py) ----------------------
 
 def open_todos(db: sqlite3.Connection, now: float) -> list[int]:
-    return [r[0] for r in db.execute(
-        # json_each raises on one damaged row, which would fail the whole snapshot: read it as no tags
-        f"SELECT id FROM facts WHERE {_LIVE} AND EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(facts.tags) "
-        f"THEN facts.tags ELSE '[]' END) WHERE json_each.value = 'todo') ORDER BY id LIMIT ?", (now, LIST_LIMIT))]
+    return snapshot_rows.open_todo_ids(db, now, LIST_LIMIT)
 
 
 def recent(db: sqlite3.Connection, now: float) -> list[int]:
-    return [r[0] for r in db.execute(
-        f"SELECT id FROM facts WHERE {_LIVE} ORDER BY last_reinforced DESC, id DESC LIMIT ?", (now, LIST_LIMIT))]
+    return snapshot_rows.recent_ids(db, now, LIST_LIMIT)
 
 
 def load_frozen(db: sqlite3.Connection, session_id: str) -> Snapshot | None:
-    row = db.execute("SELECT session_id, text, cited, created_at, query, max_chars FROM session_snapshots "
-                     "WHERE session_id = ?", (session_id,)).fetchone()
+    row = snapshot_rows.frozen_row(db, session_id)
     if row is None:
         return None
     return Snapshot(row[0], row[1], tuple(json.loads(row[2])), row[3], row[4], row[5])
@@ -179,10 +173,8 @@ def load_frozen(db: sqlite3.Connection, session_id: str) -> Snapshot | None:
 
 def freeze(db: sqlite3.Connection, snap: Snapshot, actor: str) -> bool:
     """Store ``snap`` unless the session already has one (another process may have won); journaled."""
-    inserted = db.execute(
-        "INSERT OR IGNORE INTO session_snapshots (session_id, created_at, actor, query, max_chars, text, cited) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", (snap.session_id, snap.frozen_at, actor, snap.query, snap.max_chars,
-                                         snap.text, json.dumps(list(snap.cited)))).rowcount == 1
+    inserted = snapshot_rows.insert_once(db, snap.session_id, snap.frozen_at, actor, snap.query, snap.max_chars,
+                                         snap.text, json.dumps(list(snap.cited)))
     if inserted:
         journal(db, snap.frozen_at, actor, "snapshot", None, None,
                 {"session_id": snap.session_id, "chars": snap.chars, "cited": len(snap.cited)})

@@ -21,6 +21,9 @@ from typing import Any, Iterable
 import networkx as nx
 
 from engine.errors import InvalidInput, NotFound
+from engine.store import graph_rows
+from engine.store.facts_read import statuses
+from engine.store.journal import fact_rows_after, high_water
 from engine.store.migrations import ENTITY_TYPES
 from engine.store.records import normalise_text
 
@@ -73,13 +76,13 @@ class EntityGraph:
 
     @classmethod
     def load(cls, db: sqlite3.Connection) -> "EntityGraph":
-        made = cls(journal_mark=db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0])
+        made = cls(journal_mark=high_water(db))
         made._read(db, None)
         return made
 
     def sync(self, db: sqlite3.Connection) -> None:
         """Take in the facts journaled since the last look (new facts, status changes)."""
-        rows = db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id", (self.journal_mark,)).fetchall()
+        rows = fact_rows_after(db, self.journal_mark)
         if rows:
             self.journal_mark = rows[-1][0]
             facts = sorted({r[1] for r in rows if r[1] is not None})
@@ -88,24 +91,17 @@ class EntityGraph:
 
     def _read(self, db: sqlite3.Connection, fact_ids: list[int] | None) -> None:
         """Add the entities, mentions and relations of these facts (all facts when None)."""
-        where, params = ("", []) if fact_ids is None else (
-            f"WHERE m.fact_id IN ({','.join('?' * len(fact_ids))})", list(fact_ids))
-        for fact_id, status, ent, name, norm, kind in db.execute(
-                f"SELECT m.fact_id, f.status, e.id, e.name, e.norm_name, e.type FROM entity_mentions m "
-                f"JOIN facts f ON f.id = m.fact_id JOIN entities e ON e.id = m.entity_id {where}", params):
+        for fact_id, status, ent, name, norm, kind in graph_rows.mentions(db, fact_ids):
             self.fact_active[fact_id] = status == "active"
             self._node(ent, name, norm, kind)["facts"].add(fact_id)
-        where = where.replace("m.fact_id", "r.fact_id")
-        for src, rel, dst, fact_id in db.execute(
-                f"SELECT r.src_entity, r.type, r.dst_entity, r.fact_id FROM relations r {where}", params):
+        for src, rel, dst, fact_id in graph_rows.relations(db, fact_ids):
             if src not in self.graph or dst not in self.graph:
                 continue  # written by hand without mentions: no node to hang it on
             if not self.graph.has_edge(src, dst, key=rel):
                 self.graph.add_edge(src, dst, key=rel, facts=set())
             self.graph.edges[src, dst, rel]["facts"].add(fact_id)
         if fact_ids is not None:  # a fact without entities may still have changed status
-            for fact_id, status in db.execute(
-                    f"SELECT id, status FROM facts WHERE id IN ({','.join('?' * len(fact_ids))})", fact_ids):
+            for fact_id, status in statuses(db, fact_ids):
                 if fact_id in self.fact_active:
                     self.fact_active[fact_id] = status == "active"
 

@@ -8,6 +8,8 @@ from engine.errors import NotFound
 from engine.graph.entity_graph import Entity, EntityGraph, Relation
 from engine.graph.queries import GraphPath, Match, Neighbor, neighbors, query, shortest_path
 from engine.store.context import Context
+from engine.store.facts_read import fact_exists
+from engine.store.graph_rows import entities_mentioned_by
 from engine.store.records import Fact, load_facts
 
 
@@ -74,8 +76,7 @@ class GraphService:
 
     def _mentioned(self, graph: EntityGraph, fact_id: int) -> list[int]:
         db = self._ctx.store.db
-        rows = db.execute("SELECT entity_id FROM entity_mentions WHERE fact_id = ? ORDER BY entity_id",
-                          (fact_id,)).fetchall()
-        if not rows and db.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is None:
+        found = entities_mentioned_by(db, fact_id)
+        if not found and not fact_exists(db, fact_id):
             raise NotFound(f"there is no fact {fact_id} in this memory")
-        return [r[0] for r in rows if r[0] in graph.graph]
+        return [e for e in found if e in graph.graph]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.errors import InvalidInput
+from engine.store import journal as journal_rows
 from engine.store.records import JournalEntry
 
 MAX_ROWS = 5000
@@ -23,6 +24,7 @@ class AuditFilter:
     until: float | None = None
 
     def sql(self) -> tuple[str, list[Any]]:
+        """A WHERE clause over ``journal``: pure string building; store/journal.py's ``audit_rows`` runs it."""
         clauses, params = ["1"], []
         for column, value in (("action", self.action), ("actor", self.actor), ("fact_id", self.fact_id),
                               ("plan_id", self.plan_id)):
@@ -43,8 +45,7 @@ def entries(db: sqlite3.Connection, wanted: AuditFilter, limit: int) -> list[Jou
     if not 1 <= limit <= MAX_ROWS:
         raise InvalidInput(f"limit must be between 1 and {MAX_ROWS}")
     where, params = wanted.sql()
-    rows = db.execute(f"SELECT id, at, actor, action, fact_id, plan_id, details FROM journal WHERE {where} "
-                      f"ORDER BY id DESC LIMIT ?", [*params, limit]).fetchall()
+    rows = journal_rows.audit_rows(db, where, params, limit)
     found = []
     for r in rows:
         try:
@@ -58,6 +59,4 @@ def entries(db: sqlite3.Connection, wanted: AuditFilter, limit: int) -> list[Jou
 
 def vocabulary(db: sqlite3.Connection) -> tuple[list[str], list[str]]:
     """The actions and actors present in the journal, for filter menus."""
-    actions = [r[0] for r in db.execute("SELECT DISTINCT action FROM journal ORDER BY action")]
-    actors = [r[0] for r in db.execute("SELECT DISTINCT actor FROM journal ORDER BY actor")]
-    return actions, actors
+    return journal_rows.actions(db), journal_rows.actors(db)

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
+from engine.store.edges import newer_version, older_version
 from engine.store.records import Fact, edges_touching, load_facts
 
 from engine.vocabulary import READ_MODES as MODES
@@ -34,26 +35,14 @@ class Reading:
                 "contradicts": self.contradicts}
 
 
-def _newer(db: sqlite3.Connection, fact_id: int) -> int | None:
-    row = db.execute("SELECT src_id FROM edges WHERE dst_id = ? AND type = 'supersedes' ORDER BY id DESC LIMIT 1",
-                     (fact_id,)).fetchone()
-    return None if row is None else row[0]
-
-
-def _older(db: sqlite3.Connection, fact_id: int) -> int | None:
-    row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
-                     (fact_id,)).fetchone()
-    return None if row is None else row[0]
-
-
 def chain(db: sqlite3.Connection, fact_id: int) -> list[int]:
     """Every version of a fact, oldest first."""
     oldest, seen = fact_id, {fact_id}
-    while (older := _older(db, oldest)) is not None and older not in seen and len(seen) < MAX_CHAIN:
+    while (older := older_version(db, oldest)) is not None and older not in seen and len(seen) < MAX_CHAIN:
         seen.add(older)
         oldest = older
     ids, current = [oldest], oldest
-    while (newer := _newer(db, current)) is not None and newer not in ids and len(ids) < MAX_CHAIN:
+    while (newer := newer_version(db, current)) is not None and newer not in ids and len(ids) < MAX_CHAIN:
         ids.append(newer)
         current = newer
     return ids
@@ -65,7 +54,7 @@ def read(db: sqlite3.Connection, fact_id: int, mode: str) -> Reading:
     fact = load_facts(db, [fact_id]).get(fact_id)
     if fact is None:
         raise NotFound(f"there is no fact {fact_id} in this memory")
-    newer = _newer(db, fact_id)
+    newer = newer_version(db, fact_id)
     if mode == "active":
         if fact.status == "active":
             return Reading(mode, fact_id, [fact])

@@ -16,6 +16,8 @@ import sqlite3
 from dataclasses import dataclass
 
 from engine.errors import NotFound
+from engine.store.edges import version_edges
+from engine.store.journal import status_rows
 from engine.store.records import Fact, load_facts
 
 MAX_REACH = 500  # facts followed through edges from the asked one; chains are short in practice
@@ -34,18 +36,11 @@ class Replay:
     facts: dict[int, Fact]
 
 
-def _edges(db: sqlite3.Connection, ids: set[int]) -> list[tuple[str, int, int, float, int | None]]:
-    marks = ",".join("?" * len(ids))
-    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges WHERE type IN "
-                      f"('supersedes', 'contradicts', 'related') AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
-                      f"ORDER BY id", [*ids, *ids]).fetchall()
-
-
 def _reach(db: sqlite3.Connection, fact_id: int) -> tuple[set[int], list[tuple]]:
     """The fact, every version linked to it by supersedes, and facts contradicting or related to those."""
     ids, frontier, edges = {fact_id}, {fact_id}, {}
     while frontier and len(ids) < MAX_REACH:
-        found = _edges(db, frontier)
+        found = version_edges(db, frontier)
         frontier = set()
         for edge in found:
             edges[edge[:3]] = edge
@@ -103,11 +98,7 @@ def _chain(fact_id: int, supersedes: list[tuple[int, int]]) -> list[int]:
 
 def _statuses(db: sqlite3.Connection, facts: dict[int, Fact], when: float) -> dict[int, str | None]:
     """Each fact's status at ``when`` from its journal rows (None when it did not exist yet)."""
-    marks = ",".join("?" * len(facts))
-    rows = db.execute(
-        f"SELECT fact_id, at, plan_id, action, json_extract(details, '$.after.status'), "
-        f"json_extract(details, '$.status'), json_extract(details, '$.by') FROM journal "
-        f"WHERE fact_id IN ({marks}) AND json_valid(details) ORDER BY id", list(facts)).fetchall()
+    rows = status_rows(db, list(facts))
     status: dict[int, str | None] = {fid: ("active" if f.created_at <= when else None) for fid, f in facts.items()}
     changes: list[tuple[float, int, str]] = []
     for fid, at, plan_id, action, after, imported, by in rows:

@@ -18,6 +18,8 @@ import numpy as np
 from engine.store.decay import decay_rate, effective_confidence
 from engine.errors import NotFound
 from engine.history.reading import chain
+from engine.store import journal as journal_rows
+from engine.store.edges import edges_of_types
 from engine.store.records import Fact, load_facts
 
 DAY = 86400.0
@@ -104,11 +106,7 @@ def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int,
     changes: dict[int, list[tuple[float, str, int | None]]] = {fid: [] for fid in facts}
     if not facts:
         return changes
-    marks = ",".join("?" * len(facts))
-    rows = db.execute(
-        f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status'), "
-        f"plan_id FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id",
-        list(facts)).fetchall()
+    rows = journal_rows.status_change_rows(db, list(facts))
     for fact_id, at, action, after_status, imported_status, plan_id in rows:
         if after_status:
             changes[fact_id].append((at, after_status, plan_id))
@@ -122,12 +120,7 @@ def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int,
 
 
 def _links(db: sqlite3.Connection, fact_ids: list[int]) -> list[Link]:
-    marks = ",".join("?" * len(fact_ids))
-    rows = db.execute(
-        f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges "
-        f"WHERE type IN ({','.join('?' * len(_FACT_EDGES))}) AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
-        f"ORDER BY id", [*_FACT_EDGES, *fact_ids, *fact_ids]).fetchall()
-    return [Link(*row) for row in rows]
+    return [Link(*row) for row in edges_of_types(db, _FACT_EDGES, fact_ids)]
 
 
 def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
@@ -193,9 +186,7 @@ class ConfidenceCurve:
 def confidence_curve(db: sqlite3.Connection, fact: Fact, until: float, points: int = 200) -> ConfidenceCurve:
     """Rebuild the curve from the journal: between reinforcements the stored confidence
     decays as ``c·exp(−λ·days)``; each reinforcement resets the clock at a higher ``c``."""
-    rows = db.execute(
-        "SELECT at, json_extract(details, '$.after.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
-        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id", (fact.id,)).fetchall()
+    rows = journal_rows.reinforcements(db, fact.id)
     steps = [(r[0], float(r[1])) for r in rows if r[1] is not None]
     first = fact.confidence if not steps else _initial_confidence(db, fact, steps)
     anchors = [(fact.created_at, first)] + steps
@@ -210,7 +201,5 @@ def confidence_curve(db: sqlite3.Connection, fact: Fact, until: float, points: i
 
 
 def _initial_confidence(db: sqlite3.Connection, fact: Fact, steps: list[tuple[float, float]]) -> float:
-    row = db.execute(
-        "SELECT json_extract(details, '$.before.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
-        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id LIMIT 1", (fact.id,)).fetchone()
-    return float(row[0]) if row and row[0] is not None else fact.confidence
+    before = journal_rows.confidence_before_reinforcing(db, fact.id)
+    return float(before) if before is not None else fact.confidence

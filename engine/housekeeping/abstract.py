@@ -23,8 +23,9 @@ import numpy as np
 from engine.absorb.planner import AbsorbPlanner, RawItem
 from engine.config import MemorySettings
 from engine.errors import InvalidInput
-from engine.housekeeping.common import active_rows
 from engine.llm import LLMClient, LLMError
+from engine.store.edges import children_of_confirmed
+from engine.store.facts_read import active_rows
 from engine.store.plans import INSERTING, Plan, PlanItem
 from engine.store.records import fact_columns, normalise_text
 from engine.search.vectors import VectorIndex
@@ -132,11 +133,7 @@ def plan_abstract(db: sqlite3.Connection, index: VectorIndex, embed: Callable[[l
 
 def _prune(db: sqlite3.Connection, items: list[PlanItem]) -> None:
     """Archive the active children of derived facts already reinforced PRUNE_AFTER times."""
-    rows = db.execute(
-        "SELECT d.id AS parent, d.reinforcement_count AS n, c.id AS child FROM facts d "
-        "JOIN edges e ON e.src_id = d.id AND e.type = 'derived_from' JOIN facts c ON c.id = e.dst_id "
-        "WHERE d.status = 'active' AND d.kind = 'derived' AND d.reinforcement_count >= ? AND c.status = 'active' "
-        "ORDER BY d.id, c.id", (PRUNE_AFTER,)).fetchall()
+    rows = children_of_confirmed(db, PRUNE_AFTER)
     seen: set[int] = set()
     for row in rows:
         if row["child"] in seen:

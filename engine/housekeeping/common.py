@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import numpy as np
 
 from engine.clock import SECONDS_PER_DAY, format_time
 from engine.config import MemorySettings
 from engine.store.decay import age_days, decay_rate, effective_confidence
+from engine.store.facts_read import active_rows
 from engine.store.plans import PlanItem
 
 
@@ -50,13 +51,6 @@ class ItemMaker:
         self.retired.add(fact_id)
         return self.add(outcome, reason, target_id=fact_id, target_status="active", stage=stage,
                         target_index=after, before=before)
-
-
-def active_rows(db: sqlite3.Connection, columns: str, where: str = "", params: Iterable[Any] = ()) -> list[sqlite3.Row]:
-    """Some columns of the active facts (``columns`` and ``where`` are constants of the caller)."""
-    extra = f" AND ({where})" if where else ""
-    return db.execute(f"SELECT id, {columns} FROM facts WHERE status = 'active'{extra} ORDER BY id",
-                      list(params)).fetchall()
 
 
 def days_text(seconds: float) -> str:

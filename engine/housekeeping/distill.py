@@ -23,7 +23,8 @@ from engine.absorb.classify import classify
 from engine.clock import format_time
 from engine.config import GCSettings, MemorySettings
 from engine.errors import InvalidInput
-from engine.housekeeping.common import active_rows, days_text
+from engine.housekeeping.common import days_text
+from engine.store.facts_read import active_rows, run_sessions
 from engine.store.plans import PlanItem
 from engine.search.vectors import VectorIndex
 
@@ -35,9 +36,7 @@ _KEPT = ("tags", "subject", "predicate", "object", "importance", "source")
 def finished_sessions(db: sqlite3.Connection, settings: GCSettings, now: float,
                       session_id: str | None) -> list[tuple[str, float]]:
     """(session id, last activity) of the sessions to distill: the named one, else every finished one."""
-    rows = db.execute("SELECT session_id, max(max(created_at, last_reinforced)) AS last FROM facts "
-                      "WHERE scope = 'run' AND session_id IS NOT NULL GROUP BY session_id "
-                      "HAVING sum(status = 'active') > 0 ORDER BY last, session_id").fetchall()
+    rows = run_sessions(db)
     if session_id is not None:
         if not isinstance(session_id, str) or not session_id.strip():
             raise InvalidInput("session must be a non-empty string")

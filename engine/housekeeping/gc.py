@@ -24,7 +24,8 @@ import sqlite3
 from engine.clock import SECONDS_PER_DAY, format_time
 from engine.config import GCSettings, MemorySettings
 from engine.errors import MemLensError
-from engine.housekeeping.common import ItemMaker, active_rows, days_text
+from engine.housekeeping.common import ItemMaker, days_text
+from engine.store.facts_read import active_rows
 from engine.store.plans import PlanItem
 from engine.absorb.secrets import first_secret
 

@@ -24,19 +24,22 @@ from engine.plans.apply import Changes
 from engine.store.entities import link_entities
 from engine.store.migrations import LATEST_VERSION
 from engine.store.plans import Plan, PlanItem
-from engine.store.records import FACT_COLUMNS, content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash
+from engine.store.edges import all_edges
+from engine.store.facts_read import all_facts
+from engine.store.records import content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash
+from engine.store.stats import fact_and_edge_counts, fact_count
 
 EXPORT_FORMAT = 1
 
 
 def export_lines(db: sqlite3.Connection, now: float) -> Iterator[str]:
-    counts = db.execute("SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM edges)").fetchone()
+    counts = fact_and_edge_counts(db)
     yield dumps({"memlens_export": EXPORT_FORMAT, "schema": LATEST_VERSION, "exported_at": format_time(now),
                  "facts": counts[0], "edges": counts[1]})
     edges: dict[int, list[dict[str, Any]]] = {}
-    for src, dst, edge_type, at in db.execute("SELECT src_id, dst_id, type, created_at FROM edges ORDER BY id"):
+    for src, dst, edge_type, at in all_edges(db):
         edges.setdefault(src, []).append({"type": edge_type, "to": dst, "at": format_time(at)})
-    for row in db.execute(f"SELECT {FACT_COLUMNS} FROM facts ORDER BY id"):
+    for row in all_facts(db):
         fact = fact_from_row(row).to_dict()
         for key in ("sources", "content_hash", "embedding_model"):
             fact.pop(key)
@@ -80,7 +83,7 @@ _COPIED = ("text", "scope", "kind", "subject", "predicate", "object", "confidenc
 def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vectors: dict[int, np.ndarray],
             model_id: str, now: float, actor: str) -> Changes:
     """Write an import plan's selected items; ids are kept when the memory was empty."""
-    keep_ids = db.execute("SELECT count(*) FROM facts").fetchone()[0] == 0
+    keep_ids = fact_count(db) == 0
     changes = Changes(plan_id=plan.id)
     new_id: dict[int, int] = {}
     for it in selected:

@@ -20,8 +20,10 @@ from engine.store import journal_chain
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
-from engine.store.records import (add_aliases, content_hash, fact_columns, insert_edge, insert_fact, stored_list,
-                                  update_fact)
+from engine.store.edges import has_edge
+from engine.store.facts_read import status_of, tags_column
+from engine.store.records import (active_hash_owners, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
+                                  stored_list, update_fact, write_reinforcements)
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
@@ -120,26 +122,7 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem],
 
 def edge_exists(db: sqlite3.Connection, src: int, dst: int, edge_type: str) -> bool:
     """An edge of this type between the two facts; contradicts and related count in both directions."""
-    both = edge_type in SYMMETRIC_EDGES
-    row = db.execute("SELECT 1 FROM edges WHERE type = ? AND ((src_id = ? AND dst_id = ?) OR "
-                     "(? AND src_id = ? AND dst_id = ?)) LIMIT 1", (edge_type, src, dst, both, dst, src)).fetchone()
-    return row is not None
-
-
-def active_hash_owners(db: sqlite3.Connection, hashes: list[str]) -> dict[str, set[int]]:
-    """content_hash -> ids of the active facts holding that text, as their own text or a merged alias."""
-    found: dict[str, set[int]] = {}
-    for start in range(0, len(hashes), 500):
-        chunk = hashes[start:start + 500]
-        marks = ",".join("?" * len(chunk))
-        rows = db.execute(
-            f"SELECT content_hash, id FROM facts WHERE status = 'active' AND content_hash IN ({marks}) UNION "
-            # CROSS JOIN keeps SQLite from planning facts first, which scanned every active fact.
-            f"SELECT a.content_hash, f.id FROM text_aliases a CROSS JOIN facts f ON f.id = a.fact_id "
-            f"WHERE f.status = 'active' AND a.content_hash IN ({marks})", chunk + chunk)
-        for h, fact_id in rows:
-            found.setdefault(h, set()).add(fact_id)
-    return found
+    return has_edge(db, src, dst, edge_type, edge_type in SYMMETRIC_EDGES)
 
 
 class PlanWriter:
@@ -183,7 +166,7 @@ class PlanWriter:
     def _retire(self, it: PlanItem) -> None:
         """archive / expire: only the status moves; the fact stays readable in every mode."""
         status = STATUS_CHANGES[it.outcome]
-        before = self.db.execute("SELECT status FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0]
+        before = status_of(self.db, it.target_id)
         update_fact(self.db, it.target_id, {"status": status})
         it.fact_id = it.target_id
         details = {"before": {"status": before}, "after": {"status": status}, "reason": it.reason,
@@ -203,8 +186,7 @@ class PlanWriter:
             self.changes.deactivated.append(edge["to_id"])
 
     def _retag(self, it: PlanItem) -> None:
-        before = stored_list(self.db.execute("SELECT tags FROM facts WHERE id = ?", (it.target_id,)).fetchone()[0],
-                             "tags")
+        before = stored_list(tags_column(self.db, it.target_id), "tags")
         update_fact(self.db, it.target_id, {"tags": list(it.tags or [])})
         it.fact_id = it.target_id
         self._log("retag", it.target_id, {"before": {"tags": before}, "after": {"tags": list(it.tags or [])},
@@ -268,9 +250,8 @@ class PlanWriter:
                     aliases += [(it.fact_id, entry["text"])] if entry.get("text") else []
             after = {"confidence": now["confidence"], "reinforcement_count": now["count"], "last_reinforced": self.now}
             entries.append((it.fact_id, {"before": before, "after": after, "decided_by": it.decided_by}))
-        self.db.executemany(
-            "UPDATE facts SET confidence = ?, reinforcement_count = ?, last_reinforced = ?, evidence = ? WHERE id = ?",
-            [(v["confidence"], v["count"], v["last"], _evidence_column(v), fid) for fid, v in state.items()])
+        write_reinforcements(self.db, [(v["confidence"], v["count"], v["last"], _evidence_column(v), fid)
+                                       for fid, v in state.items()])
         for fact_id, details in entries:
             self._log("reinforce", fact_id, details)
         for fact_id, text in aliases:

@@ -16,12 +16,13 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from engine.plans.apply import active_hash_owners, edge_exists
+from engine.plans.apply import edge_exists
 from engine.clock import format_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, NotFound, SecretRejected
 from engine.store.plans import PlanItem
-from engine.store.records import Fact, content_hash, fact_columns, load_facts
+from engine.store.edges import edge_rows_of, open_contradiction_rows
+from engine.store.records import Fact, active_hash_owners, content_hash, fact_columns, load_facts
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import FIELDS, validate
 
@@ -54,9 +55,7 @@ class Edge:
 def edges_of(db: sqlite3.Connection, fact_id: int) -> list[Edge]:
     if not fact_columns(db, [fact_id], "status"):
         raise NotFound(f"there is no fact {fact_id} in this memory")
-    rows = db.execute("SELECT id, type, src_id, dst_id, created_at, plan_id FROM edges "
-                      "WHERE src_id = ? OR dst_id = ? ORDER BY id", (fact_id, fact_id)).fetchall()
-    return [Edge(r[0], r[1], r[2], r[3], r[4], r[5]) for r in rows]
+    return [Edge(r[0], r[1], r[2], r[3], r[4], r[5]) for r in edge_rows_of(db, fact_id)]
 
 
 @dataclass(frozen=True)
@@ -70,12 +69,7 @@ class Contradiction:
 def open_contradictions(db: sqlite3.Connection, limit: int = 1000) -> list[Contradiction]:
     """Oldest first. A pair a person settled as "both hold" has a ``related`` edge too and drops out;
     "left/right is current" supersedes one side, so it drops out by status."""
-    rows = db.execute(
-        "SELECT e.src_id, e.dst_id, e.created_at FROM edges e "
-        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
-        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
-        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
-        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+    rows = open_contradiction_rows(db, limit)
     facts = load_facts(db, {i for r in rows for i in r[:2]})
     # The older fact on the left, so "left is current" reads as "the old statement still holds".
     return [Contradiction(*sorted((facts[r[0]], facts[r[1]]), key=lambda f: (f.created_at, f.id)), r[2]) for r in rows]

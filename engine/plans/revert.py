@@ -15,7 +15,7 @@ import sqlite3
 
 from engine.errors import PlanError
 from engine.plans.apply import edge_exists
-from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem, load_plan
+from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem, applied_plan_noted, load_plan
 from engine.store.records import fact_columns
 
 REVERT_KIND = "revert"
@@ -27,9 +27,7 @@ def note_for(plan_id: int) -> str:
 
 def reverted_by(db: sqlite3.Connection, plan_id: int) -> int | None:
     """The applied revert plan of ``plan_id``, if there is one."""
-    row = db.execute("SELECT id FROM plans WHERE kind = ? AND status = 'applied' AND (note = ? OR note LIKE ?) "
-                     "ORDER BY id LIMIT 1", (REVERT_KIND, note_for(plan_id), note_for(plan_id) + ";%")).fetchone()
-    return row[0] if row else None
+    return applied_plan_noted(db, REVERT_KIND, note_for(plan_id))
 
 
 def still_revertible(db: sqlite3.Connection, plan: Plan) -> list[str]:

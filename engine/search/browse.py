@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.config import MemorySettings
 from engine.store.decay import KIND_DECAY, age_days, effective_confidence, freshness
+from engine.store.facts_read import decay_inputs_where
 from engine.store.records import Fact
 from engine.search.hybrid import Hit, SearchFilters
 
@@ -24,8 +25,7 @@ def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float) -> 
     """Ids of the facts passing ``filters``, newest first; minimum confidence is checked on
     the decayed value, as search does, so it needs the kind and last reinforcement."""
     where, params = filters.sql()
-    rows = db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY id DESC",
-                      params).fetchall()
+    rows = decay_inputs_where(db, where, params)
     if filters.min_confidence is None or not rows:
         return [r[0] for r in rows]
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

@@ -21,6 +21,8 @@ import re
 import sqlite3
 from typing import Callable
 
+from engine.store import fts_rows
+
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 32
 
@@ -95,16 +97,14 @@ class TermCounts:
 
     def bind(self, db: sqlite3.Connection) -> Callable[[str], int]:
         """A ``frequency`` function for ``match_expression`` over the store as it is now."""
-        mark = db.execute("SELECT coalesce(max(id), 0) FROM facts").fetchone()[0]
+        mark = fts_rows.content_mark(db)
         if mark != self._mark:
             self._mark, self._counts = mark, {}
 
         def frequency(term: str) -> int:
             found = self._counts.get(term)
             if found is None:
-                found = self._counts[term] = db.execute(
-                    "SELECT count(*) FROM (SELECT 1 FROM facts_fts WHERE facts_fts MATCH ? LIMIT ?)",
-                    (_quoted(term), self.cap)).fetchone()[0]
+                found = self._counts[term] = fts_rows.match_count(db, _quoted(term), self.cap)
             return found
 
         return frequency

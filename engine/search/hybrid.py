@@ -26,6 +26,8 @@ from engine.store.decay import age_days, decay_rate, effective_confidence, fresh
 from engine.vocabulary import KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
 from engine.errors import InvalidInput
 from engine.search.fts import TermCounts, match_expression
+from engine.store import fts_rows
+from engine.store.facts_read import ids_where
 from engine.store.records import Fact, fact_columns, load_facts
 from engine.search.context import context_of, lookup
 from engine.search.vectors import VectorIndex
@@ -65,7 +67,11 @@ class SearchFilters:
         return self.statuses == ("active",)
 
     def sql(self) -> tuple[str, list[Any]]:
-        """A WHERE clause over ``facts`` for every filter SQL can check (not decayed confidence)."""
+        """A WHERE clause over ``facts`` for every filter SQL can check (not decayed confidence).
+
+        Pure string building, kept beside the filters it encodes; the store's query
+        functions (store/facts_read.py, store/fts_rows.py) are what execute it.
+        """
         clauses = [f"status IN ({','.join('?' * len(self.statuses))})"]
         params: list[Any] = list(self.statuses)
         for column, value in (("scope", self.scope), ("kind", self.kind)):
@@ -182,8 +188,7 @@ class Searcher:
         if not filters.narrows:
             return None
         where, params = filters.sql()
-        return np.fromiter((r[0] for r in self.db.execute(f"SELECT id FROM facts WHERE {where}", params)),
-                           dtype=np.int64)
+        return np.fromiter(ids_where(self.db, where, params), dtype=np.int64)
 
     def _cosines(self, query_vector: np.ndarray, allowed: np.ndarray | None) -> tuple[np.ndarray, np.ndarray]:
         """(ids, cosines) over the allowed facts; non-active facts' vectors come from SQLite."""
@@ -213,10 +218,7 @@ class Searcher:
         if expression is None:
             return {}
         where, params = filters.sql()
-        rows = self.db.execute(
-            f"SELECT facts_fts.rowid, bm25(facts_fts) AS rank FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
-            f"WHERE facts_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
-            [expression, *params, self.limits.candidate_pool]).fetchall()
+        rows = fts_rows.ranked_matches_where(self.db, expression, where, params, self.limits.candidate_pool)
         return _normalised(rows)
 
     def _add_text_only_cosines(self, bm25: dict[int, float], cosine_of: dict[int, float], query_vector: np.ndarray) -> None:
@@ -250,8 +252,7 @@ class Searcher:
         if expression is None:
             return TextMatches(np.zeros(0, np.int64), np.zeros(0))
         limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
-        found = self.db.execute("SELECT rowid, bm25(facts_fts) AS rank FROM facts_fts WHERE facts_fts MATCH ? "
-                                "ORDER BY rank LIMIT ?", (expression, limit)).fetchall()
+        found = fts_rows.ranked_matches(self.db, expression, limit)
         if not found:
             return TextMatches(np.zeros(0, np.int64), np.zeros(0))
         ids, ranks = np.asarray(found, np.float64).T

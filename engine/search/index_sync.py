@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.changes import ChangeRecord
 from engine.search.vectors import VectorIndex
+from engine.store import vector_rows
 from engine.store.connection import Store
 from engine.store.decay import decay_rate
 from engine.store.journal import changes_between, high_water
@@ -52,9 +53,7 @@ class IndexSync:
             self.journal_mark = high_water(db)
             self._data_version = self._store.data_version()
             # The commonest length among a few vectors: one damaged BLOB must not set the index's width.
-            lengths = Counter(r[0] for r in db.execute(
-                "SELECT length(embedding) FROM facts WHERE status = 'active' AND embedding_model = ? "
-                "AND embedding IS NOT NULL LIMIT 64", (self._model_id(),)))
+            lengths = Counter(vector_rows.sample_lengths(db, self._model_id()))
             dim = lengths.most_common(1)[0][0] // 4 if lengths else self._default_dim()
             self.index = VectorIndex(dim)
             self._load_all()
@@ -92,14 +91,12 @@ class IndexSync:
 
     def _load_all(self) -> None:
         """Every active vector of the current model, read in chunks straight into the index."""
-        query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id) FROM facts "
-                 "WHERE status = 'active' AND embedding_model = ? AND length(embedding) = ?")
-        params = (self._model_id(), 4 * self.index.dim)
+        model_id, vector_bytes = self._model_id(), 4 * self.index.dim
         # Room for every active fact, counted on the status index: exact would read every row (0.1 s at 100k).
-        total = self._store.db.execute("SELECT count(*) FROM facts WHERE status = 'active'").fetchone()[0]
+        total = vector_rows.active_count(self._store.db)
 
         def chunks() -> Iterator[tuple[list[int], bytes, list[tuple]]]:
-            cursor = self._store.db.execute(query, params)
+            cursor = vector_rows.active_vectors(self._store.db, model_id, vector_bytes)
             # Small chunks: 8,192 rows of 1.5 KB at a time left ~30 MB of freed heap resident at 100k.
             while rows := cursor.fetchmany(1024):
                 yield ([r[0] for r in rows], b"".join(r[1] for r in rows),

@@ -1,4 +1,5 @@
-"""Reading what writes did, from the journal: change records for a range of journal rows.
+"""Reading what writes did, from the journal: change records for a range of journal rows,
+and the journal queries of history (audit listing, a fact's status and confidence over time).
 
 Every write journals each fact it adds or changes in the same transaction, so the rows a
 write added say what it changed — for this process's writes and for another process's alike.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+from typing import Any, Collection
 
 from engine.changes import ChangeRecord
 
@@ -77,3 +79,59 @@ def _entities_of(db: sqlite3.Connection, fact_ids: set[int]) -> list[int]:
         found.update(r[0] for r in db.execute(
             f"SELECT entity_id FROM entity_mentions WHERE fact_id IN ({marks})", chunk))
     return sorted(found)
+
+
+def fact_rows_after(db: sqlite3.Connection, after: int) -> list[tuple[int, int | None]]:
+    """(journal id, fact id or None) of every journal row newer than ``after``, oldest first."""
+    return db.execute("SELECT id, fact_id FROM journal WHERE id > ? ORDER BY id", (after,)).fetchall()
+
+
+# -- history's reads: audit listing, status and confidence over time --------------------------------
+
+def audit_rows(db: sqlite3.Connection, where: str, params: list[Any], limit: int) -> list[tuple]:
+    """(id, at, actor, action, fact_id, plan_id, details) of the rows passing ``where`` (a clause the
+    caller builds from constants, e.g. ``AuditFilter.sql()``; values bound in ``params``), newest first."""
+    return db.execute(f"SELECT id, at, actor, action, fact_id, plan_id, details FROM journal WHERE {where} "
+                      f"ORDER BY id DESC LIMIT ?", [*params, limit]).fetchall()
+
+
+def actions(db: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in db.execute("SELECT DISTINCT action FROM journal ORDER BY action")]
+
+
+def actors(db: sqlite3.Connection) -> list[str]:
+    return [r[0] for r in db.execute("SELECT DISTINCT actor FROM journal ORDER BY actor")]
+
+
+def status_rows(db: sqlite3.Connection, fact_ids: Collection[int]) -> list[tuple]:
+    """(fact_id, at, plan_id, action, after.status, status, by) of these facts' rows with valid details,
+    oldest first."""
+    marks = ",".join("?" * len(fact_ids))
+    return db.execute(
+        f"SELECT fact_id, at, plan_id, action, json_extract(details, '$.after.status'), "
+        f"json_extract(details, '$.status'), json_extract(details, '$.by') FROM journal "
+        f"WHERE fact_id IN ({marks}) AND json_valid(details) ORDER BY id", list(fact_ids)).fetchall()
+
+
+def status_change_rows(db: sqlite3.Connection, fact_ids: Collection[int]) -> list[tuple]:
+    """(fact_id, at, action, after.status, status, plan_id) of these facts' rows with valid details, oldest first."""
+    marks = ",".join("?" * len(fact_ids))
+    return db.execute(
+        f"SELECT fact_id, at, action, json_extract(details, '$.after.status'), json_extract(details, '$.status'), "
+        f"plan_id FROM (SELECT * FROM journal WHERE json_valid(details)) WHERE fact_id IN ({marks}) ORDER BY id",
+        list(fact_ids)).fetchall()
+
+
+def reinforcements(db: sqlite3.Connection, fact_id: int) -> list[tuple[float, Any]]:
+    """(at, after.confidence) of each reinforcement of one fact, oldest first."""
+    return db.execute(
+        "SELECT at, json_extract(details, '$.after.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
+        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id", (fact_id,)).fetchall()
+
+
+def confidence_before_reinforcing(db: sqlite3.Connection, fact_id: int) -> Any:
+    """before.confidence of the fact's first reinforcement (None when there is none or it lacks one)."""
+    row = db.execute(
+        "SELECT json_extract(details, '$.before.confidence') FROM (SELECT * FROM journal WHERE json_valid(details)) "
+        "WHERE fact_id = ? AND action = 'reinforce' ORDER BY id LIMIT 1", (fact_id,)).fetchone()
+    return row[0] if row else None

@@ -162,3 +162,10 @@ def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 2
                       f"ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
     return [PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
                         json.loads(r["summary"]), r["note"]) for r in rows]
+
+
+def applied_plan_noted(db: sqlite3.Connection, kind: str, note: str) -> int | None:
+    """The first applied plan of ``kind`` whose note is ``note`` or starts with ``note;``."""
+    row = db.execute("SELECT id FROM plans WHERE kind = ? AND status = 'applied' AND (note = ? OR note LIKE ?) "
+                     "ORDER BY id LIMIT 1", (kind, note, note + ";%")).fetchone()
+    return row[0] if row else None

@@ -188,6 +188,13 @@ def update_fact(db: sqlite3.Connection, fact_id: int, changes: dict[str, Any]) -
     db.execute(f"UPDATE facts SET {sets} WHERE id = :_id", {**values, "_id": fact_id})
 
 
+def write_reinforcements(db: sqlite3.Connection, rows: list[tuple[float, int, float, str | None, int]]) -> None:
+    """(confidence, reinforcement_count, last_reinforced, evidence column, id) of reinforced facts, in one batch."""
+    db.executemany(
+        "UPDATE facts SET confidence = ?, reinforcement_count = ?, last_reinforced = ?, evidence = ? WHERE id = ?",
+        rows)
+
+
 def stored_by_hash(db: sqlite3.Connection, hashes: list[str]) -> dict[str, tuple[int, str]]:
     """content_hash -> (id, status) of the fact with it, preferring an active one, then the newest."""
     return stored_matches(db, hashes)[0]
@@ -220,6 +227,22 @@ def stored_matches(db: sqlite3.Connection, hashes: list[str]) -> tuple[dict[str,
             if h not in found or (found[h][1] != "active" and status == "active"):
                 found[h] = (fact_id, status)
     return found, texts
+
+
+def active_hash_owners(db: sqlite3.Connection, hashes: list[str]) -> dict[str, set[int]]:
+    """content_hash -> ids of the active facts holding that text, as their own text or a merged alias."""
+    found: dict[str, set[int]] = {}
+    for start in range(0, len(hashes), 500):
+        chunk = hashes[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows = db.execute(
+            f"SELECT content_hash, id FROM facts WHERE status = 'active' AND content_hash IN ({marks}) UNION "
+            # CROSS JOIN keeps SQLite from planning facts first, which scanned every active fact.
+            f"SELECT a.content_hash, f.id FROM text_aliases a CROSS JOIN facts f ON f.id = a.fact_id "
+            f"WHERE f.status = 'active' AND a.content_hash IN ({marks})", chunk + chunk)
+        for h, fact_id in rows:
+            found.setdefault(h, set()).add(fact_id)
+    return found
 
 
 def add_aliases(db: sqlite3.Connection, fact_id: int, texts: Iterable[str]) -> None:

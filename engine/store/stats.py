@@ -37,3 +37,13 @@ def vector_problems(db: sqlite3.Connection, model_id: str, vector_bytes: int, li
             found.append((fact_id, f"its vector is damaged: {length} byte{'s' * (length != 1)}, "
                                    f"where {model_id} makes {vector_bytes}"))
     return found
+
+
+def fact_and_edge_counts(db: sqlite3.Connection) -> tuple[int, int]:
+    """(facts, edges) in one statement, as an export's header states them."""
+    facts, edges = db.execute("SELECT (SELECT count(*) FROM facts), (SELECT count(*) FROM edges)").fetchone()
+    return facts, edges
+
+
+def fact_count(db: sqlite3.Connection) -> int:
+    return db.execute("SELECT count(*) FROM facts").fetchone()[0]

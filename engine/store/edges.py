@@ -1,0 +1,82 @@
+"""Reads of the ``edges`` table (fact -> fact links: supersedes, contradicts, related, ...).
+
+records.py holds the edge writer (``insert_edge``) and ``edges_touching``; the
+other edge queries of history, plans and export are here.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from typing import Collection, Iterator
+
+
+def newer_version(db: sqlite3.Connection, fact_id: int) -> int | None:
+    """The fact that superseded ``fact_id`` (the latest such edge), if any."""
+    row = db.execute("SELECT src_id FROM edges WHERE dst_id = ? AND type = 'supersedes' ORDER BY id DESC LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
+    """The fact ``fact_id`` superseded (the first such edge), if any."""
+    row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
+                     (fact_id,)).fetchone()
+    return None if row is None else row[0]
+
+
+def version_edges(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[str, int, int, float, int | None]]:
+    """(type, src, dst, created_at, plan id) of the supersedes, contradicts and related edges touching ``ids``."""
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges WHERE type IN "
+                      f"('supersedes', 'contradicts', 'related') AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+                      f"ORDER BY id", [*ids, *ids]).fetchall()
+
+
+def edges_of_types(db: sqlite3.Connection, types: Collection[str],
+                   fact_ids: list[int]) -> list[tuple[str, int, int, float, int | None]]:
+    """(type, src, dst, created_at, plan id) of the edges of these types touching ``fact_ids``, oldest first."""
+    marks = ",".join("?" * len(fact_ids))
+    return db.execute(
+        f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges "
+        f"WHERE type IN ({','.join('?' * len(types))}) AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
+        f"ORDER BY id", [*types, *fact_ids, *fact_ids]).fetchall()
+
+
+def children_of_confirmed(db: sqlite3.Connection, min_reinforcements: int) -> list[sqlite3.Row]:
+    """(parent, n, child) rows: active children (``derived_from`` targets) of active derived facts
+    reinforced at least ``min_reinforcements`` times, by parent then child."""
+    return db.execute(
+        "SELECT d.id AS parent, d.reinforcement_count AS n, c.id AS child FROM facts d "
+        "JOIN edges e ON e.src_id = d.id AND e.type = 'derived_from' JOIN facts c ON c.id = e.dst_id "
+        "WHERE d.status = 'active' AND d.kind = 'derived' AND d.reinforcement_count >= ? AND c.status = 'active' "
+        "ORDER BY d.id, c.id", (min_reinforcements,)).fetchall()
+
+
+def has_edge(db: sqlite3.Connection, src: int, dst: int, edge_type: str, both_ways: bool) -> bool:
+    """An edge of this type from ``src`` to ``dst`` (or, when ``both_ways``, from ``dst`` to ``src``)."""
+    row = db.execute("SELECT 1 FROM edges WHERE type = ? AND ((src_id = ? AND dst_id = ?) OR "
+                     "(? AND src_id = ? AND dst_id = ?)) LIMIT 1",
+                     (edge_type, src, dst, both_ways, dst, src)).fetchone()
+    return row is not None
+
+
+def edge_rows_of(db: sqlite3.Connection, fact_id: int) -> list[tuple[int, str, int, int, float, int | None]]:
+    """(id, type, src, dst, created_at, plan id) of every edge from or to the fact, oldest first."""
+    return db.execute("SELECT id, type, src_id, dst_id, created_at, plan_id FROM edges "
+                      "WHERE src_id = ? OR dst_id = ? ORDER BY id", (fact_id, fact_id)).fetchall()
+
+
+def open_contradiction_rows(db: sqlite3.Connection, limit: int) -> list[tuple[int, int, float]]:
+    """(src, dst, created_at) of the ``contradicts`` edges between two active facts that no ``related``
+    edge (either way) settles as "both hold", oldest first."""
+    return db.execute(
+        "SELECT e.src_id, e.dst_id, e.created_at FROM edges e "
+        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
+        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
+        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
+        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+
+
+def all_edges(db: sqlite3.Connection) -> Iterator[tuple[int, int, str, float]]:
+    """(src, dst, type, created_at) of every edge, oldest first, streamed from the cursor."""
+    return db.execute("SELECT src_id, dst_id, type, created_at FROM edges ORDER BY id")
