@@ -24,6 +24,7 @@ from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
 from engine.plans.curation import Contradiction, Edge
 from engine.resources import resource_path
 from engine.search.hybrid import Hit, SearchFilters
+from engine.search.service import Timing
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, OUTCOMES, READ_MODES, SCOPES, STATUSES
@@ -38,5 +39,5 @@ __all__ = [
     "fixed_clock", "system_clock", "parse_time", "format_time",
     "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
-    "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES",
+    "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES", "Timing",
 ]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
-from engine import ChangeRecord, Hit, InvalidInput
+from engine import ChangeRecord, Hit, InvalidInput, Timing
 
 from gui.models.results import DROP_ORDER, TEXT_COLUMN, ResultsModel, explain
 from gui.ops import INTERACTIVE
@@ -102,18 +102,18 @@ class SearchPane(QWidget):
         self.status.setText("Searching…" if query else "Listing…")
         if query:
             # A person searching is not an agent using the facts: gc's access counters stay as they are.
-            self.session.call(lambda m: m.search(query, top_k=TOP_K, filters=filters, count_access=False),
-                              self._show_hits, lane="search", label="Searching", priority=INTERACTIVE,
-                              on_error=self._show_error)
+            self.session.call(lambda m: m.search_timed(query, top_k=TOP_K, filters=filters, count_access=False),
+                              lambda found: self._show_hits(*found), lane="search", label="Searching",
+                              priority=INTERACTIVE, on_error=self._show_error)
         else:
             self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
                               label="Listing", priority=INTERACTIVE, on_error=self._show_error)
 
-    def _show_hits(self, hits: list[Hit]) -> None:
+    def _show_hits(self, hits: list[Hit], timing: Timing | None = None) -> None:
         self.model.set_hits(hits)
-        self.status.setText(f"{len(hits)} result{'s' * (len(hits) != 1)}" +
-                            (f" (top {TOP_K})" if len(hits) == TOP_K else "") if hits else
-                            "No facts match. Try fewer words, or include more statuses.")
+        self.status.setText((f"{len(hits)} result{'s' * (len(hits) != 1)}" +
+                             (f" (top {TOP_K})" if len(hits) == TOP_K else "") if hits else
+                             "No facts match. Try fewer words, or include more statuses.") + _timing_text(timing))
         self._after_results()
 
     def _show_listing(self, ids: list[int]) -> None:
@@ -179,3 +179,11 @@ class SearchPane(QWidget):
         self.table.selectRow(row)
         self.table.scrollTo(self.model.index(row, 0))
         return True
+
+
+def _timing_text(timing: Timing | None) -> str:
+    """Where a search's time went, as the engine measured it (the query's embedding, then the search)."""
+    if timing is None:
+        return ""
+    return (f"  ·  {timing.total_ms:.0f} ms: embedding the query {timing.embed_ms:.1f}, "
+            f"search {timing.search_ms:.1f}")

@@ -24,6 +24,7 @@ def test_typing_searches_and_the_best_hit_explains_itself(qtbot, window, demo_co
         qtbot.keyClicks(window.search.query, "which editor does Maya use")
     texts = _cells(window, "text")
     assert "Helix" in texts[0]
+    assert "ms: embedding the query" in window.search.status.text()  # where the time went, as measured
     assert all(status == "active" for status in _cells(window, "status"))
     scores = [float(s) for s in _cells(window, "score")]
     assert scores == sorted(scores, reverse=True)
