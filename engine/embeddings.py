@@ -19,17 +19,28 @@ import sys
 import threading
 import zipfile
 from pathlib import Path
-from typing import Protocol, Sequence
+from typing import Any, Protocol, Sequence
 
 import numpy as np
 import platformdirs
 
 from .errors import EmbeddingUnavailable
+from .token_batches import plan
+from .token_windows import windows
 
 DEFAULT_MODEL = "memlens/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+# Sequence lengths the models were trained on, [CLS] and [SEP] included; the tokenizer configs
+# say 512 (BERT's position table), and MiniLM's vectors past 256 pieces are out of distribution.
+TRAINED_WINDOW = {DEFAULT_MODEL: 256, "sentence-transformers/all-MiniLM-L6-v2": 256}
+# Padded tokens per model run: 32 full windows. Peak memory follows this, not the text count.
+DEFAULT_TOKEN_BUDGET = 8192
+# Window overlap in word pieces, so a sentence cut by one window boundary is whole in a neighbour.
+DEFAULT_OVERLAP = 32
+TOKENIZE_SLICE = 256
+COMBINE = ("mean", "first", "first+mean")
 
 _registration_lock = threading.Lock()
 _registered: set[str] = set()
@@ -96,26 +107,61 @@ def default_model_dir() -> Path:
 
 
 class FastEmbedder:
-    """A fastembed model; ``model_id`` is stored beside every vector it makes."""
+    """A fastembed model; ``model_id`` is stored beside every vector it makes.
 
-    def __init__(self, model_name: str = DEFAULT_MODEL, batch_size: int = 64) -> None:
+    Texts are embedded in batches bounded by padded tokens (``token_budget``), shortest
+    first, so memory stays flat whatever the texts' lengths. A text longer than the model's
+    window is split into overlapping windows on word boundaries; each window is embedded
+    and the text's vector is the re-normalised mean of its windows (``combine``), so every
+    part of a long text counts, and storage still holds one vector per fact.
+    """
+
+    def __init__(self, model_name: str = DEFAULT_MODEL, batch_size: int = 64,
+                 token_budget: int = DEFAULT_TOKEN_BUDGET, overlap: int = DEFAULT_OVERLAP,
+                 combine: str = "mean") -> None:
         try:
             from fastembed import TextEmbedding
         except ImportError as err:
             raise EmbeddingUnavailable(f"fastembed is not installed: {err}") from None
+        if combine not in COMBINE:
+            raise ValueError(f"combine must be one of {sorted(COMBINE)}, not {combine!r}")
         self.model_id = model_name
         self.batch_size = batch_size
+        self.token_budget = token_budget
+        self.overlap = overlap
+        self.combine = combine
         try:
             if model_name == DEFAULT_MODEL:
                 self._model = TextEmbedding(model_name=model_name, specific_model_path=str(self._prepare_default()))
             else:
                 self._model = TextEmbedding(model_name=model_name)
+            self._counter, self.window, self._specials = self._window_tokenizer(model_name)
         except EmbeddingUnavailable:
             raise
         except Exception as err:  # fastembed raises many types (ValueError, OSError, ONNX errors)
             raise EmbeddingUnavailable(f"embedding model '{model_name}' could not be loaded: "
                                        f"{type(err).__name__}: {str(err)[:200]}") from None
         self.dim = int(self.embed(["dimension probe"]).shape[1])
+
+    def _window_tokenizer(self, model_name: str) -> tuple[Any, int, int]:
+        """A non-truncating copy of the model's tokenizer to count and split with, the window, the specials.
+
+        The model's own tokenizer is clamped to the window too: fastembed truncates at the
+        config's 512, past what MiniLM was trained on, and the clamp makes the bound hold
+        even for a window whose text re-tokenises longer than it was counted.
+        """
+        from tokenizers import Tokenizer
+
+        tokenizer = self._model.model.tokenizer
+        truncation = tokenizer.truncation or {}
+        limit = int(truncation.get("max_length") or TRAINED_WINDOW.get(model_name, 512))
+        window = min(limit, TRAINED_WINDOW.get(model_name, limit))
+        tokenizer.enable_truncation(max_length=window, direction=truncation.get("direction", "right"))
+        counter = Tokenizer.from_str(tokenizer.to_str())
+        counter.no_truncation()
+        counter.no_padding()
+        specials = len(counter.encode("", add_special_tokens=True).ids)
+        return counter, window, specials
 
     @staticmethod
     def _prepare_default() -> Path:
@@ -137,24 +183,76 @@ class FastEmbedder:
                 _registered.add(DEFAULT_MODEL)
         return folder
 
+    def _infer(self, texts: list[str]) -> np.ndarray:
+        """One model run over ``texts``: the unit of memory the token budget bounds."""
+        return np.asarray(list(self._model.embed(texts, batch_size=len(texts))), dtype=np.float32)
+
+    def _pieces(self, texts: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
+        """Window texts, the text each belongs to, and each one's sequence length in tokens."""
+        content = self.window - self._specials
+        pieces: list[str] = []
+        owners: list[int] = []
+        lengths: list[int] = []
+        # Encodings keep every token's string and offsets: tokenise a slice at a time, keep only spans.
+        for first in range(0, len(texts), TOKENIZE_SLICE):
+            chunk = list(texts[first:first + TOKENIZE_SLICE])
+            for k, (text, encoding) in enumerate(zip(chunk, self._counter.encode_batch(chunk, add_special_tokens=False))):
+                if len(encoding.ids) <= content:
+                    spans = [(text, len(encoding.ids))]
+                else:
+                    spans = [(text[w.char_start:w.char_end], w.tokens)
+                             for w in windows(encoding.word_ids, encoding.offsets, content, self.overlap)]
+                for piece, tokens in spans:
+                    pieces.append(piece)
+                    owners.append(first + k)
+                    lengths.append(tokens + self._specials)
+        return pieces, owners, lengths
+
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, getattr(self, "dim", DEFAULT_DIM)), dtype=np.float32)
-        vectors = np.asarray(list(self._model.embed(list(texts), batch_size=self.batch_size)), dtype=np.float32)
-        norms = np.linalg.norm(vectors, axis=1, keepdims=True)
-        return vectors / np.maximum(norms, 1e-12)
+        pieces, owners, lengths = self._pieces(texts)
+        vectors: np.ndarray | None = None
+        for batch in plan(lengths, self.token_budget, self.batch_size):
+            rows = self._infer([pieces[i] for i in batch])
+            if vectors is None:
+                vectors = np.empty((len(pieces), rows.shape[1]), dtype=np.float32)
+            vectors[batch] = rows
+        assert vectors is not None
+        return combine_windows(vectors, np.asarray(owners), len(texts), self.combine)
 
 
-_shared: dict[tuple[str, int], FastEmbedder] = {}
+def combine_windows(vectors: np.ndarray, owners: np.ndarray, count: int, how: str = "mean") -> np.ndarray:
+    """One unit vector per text from its windows' vectors (``owners[i]`` is row i's text, windows in order).
+
+    ``mean`` weighs every window alike; ``first`` keeps only the first window (what
+    truncation gave); ``first+mean`` is half the first window and half the mean.
+    """
+    weights = np.ones(len(owners), dtype=np.float32)
+    first = np.ones(len(owners), dtype=bool)
+    first[1:] = owners[1:] != owners[:-1]
+    if how == "first":
+        weights = first.astype(np.float32)
+    elif how == "first+mean":
+        windows_per_text = np.bincount(owners, minlength=count)
+        weights = np.where(first, 1.0 + windows_per_text[owners], 1.0).astype(np.float32)
+    combined = np.zeros((count, vectors.shape[1]), dtype=np.float32)
+    np.add.at(combined, owners, vectors * weights[:, None])
+    norms = np.linalg.norm(combined, axis=1, keepdims=True)
+    return combined / np.maximum(norms, 1e-12)
 
 
-def shared_embedder(model_name: str = DEFAULT_MODEL, batch_size: int = 64) -> FastEmbedder:
+_shared: dict[tuple[str, int, int], FastEmbedder] = {}
+
+
+def shared_embedder(model_name: str = DEFAULT_MODEL, batch_size: int = 64,
+                    token_budget: int = DEFAULT_TOKEN_BUDGET) -> FastEmbedder:
     """One loaded model per process and name: loading costs ~0.3 s and ~100 MB."""
-    key = (model_name, batch_size)
+    key = (model_name, batch_size, token_budget)
     with _registration_lock:
         found = _shared.get(key)
     if found is None:
-        found = FastEmbedder(model_name, batch_size)
+        found = FastEmbedder(model_name, batch_size, token_budget)
         with _registration_lock:
             _shared.setdefault(key, found)
     return _shared[key]
