@@ -158,7 +158,7 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
     }
     result["summary_rows"] = [
         ("LoCoMo recall@5 (target >= 0.60, reference 0.526)", overall["recall@5"]),
-        ("LoCoMo recall@10 / MRR", f"{overall['recall@10']} / {overall['mrr']}"),
+        ("LoCoMo recall@1 / recall@10 / MRR", f"{overall['recall@1']} / {overall['recall@10']} / {overall['mrr']}"),
         *((f"  {cat} recall@5 (n={v['n']})", v["recall@5"]) for cat, v in sorted(result["per_category"].items())),
         ("LoCoMo absorb ms/turn (median per session)", result["absorb_ms_per_turn"]),
         ("LoCoMo search ms p50 / p95", f"{result['search_ms_p50']} / {result['search_ms_p95']}"),
