@@ -22,7 +22,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any, Callable
 
-from engine.embeddings import Embedder, shared_embedder
+from engine.models.embeddings import Embedder, shared_embedder
 
 from benchmarks import report, speed
 from benchmarks.synthetic import BENCH_DIR, Generator, cached_embedded, cached_store, log_err

@@ -81,7 +81,7 @@ def cosines(pairs: list[dict[str, Any]], cache: Path) -> np.ndarray:
             if str(stored["digest"]) == digest:
                 vectors = stored["vectors"]
     if vectors is None:
-        from engine.embeddings import shared_embedder
+        from engine.models.embeddings import shared_embedder
         vectors = shared_embedder(model).embed(texts)
         cache.parent.mkdir(parents=True, exist_ok=True)
         np.savez(cache, digest=np.array(digest), vectors=vectors)

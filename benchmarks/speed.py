@@ -25,7 +25,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from engine import Memory, Settings, fixed_clock
-from engine.embeddings import Embedder
+from engine.models.embeddings import Embedder
 from engine.search.fts import TermCounts, match_expression
 from engine.store.records import content_hash
 

@@ -28,7 +28,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from engine import Memory, Settings, fixed_clock, format_time, parse_time
-from engine.embeddings import DEFAULT_DIM, DEFAULT_MODEL, Embedder
+from engine.models.embeddings import DEFAULT_DIM, DEFAULT_MODEL, Embedder
 
 GENERATOR_VERSION = 1
 NOW = parse_time("2026-11-30T12:00:00Z")

@@ -79,6 +79,9 @@ class MemorySettings:
 class EmbeddingSettings:
     model: str = "memlens/all-MiniLM-L6-v2-int8"
     batch_size: int = 64
+    # Padded tokens per model call: bounds the attention's memory (4,096 peaks at ~690 MB for texts
+    # of 1,500-3,900 characters, model included; see benchmarks/embedding_memory.py).
+    token_budget: int = 4096
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("memory", "profile_budget"): (1, 1_000_000),
     ("memory", "snapshot_max_chars"): (200, 200_000),
     ("embedding", "batch_size"): (1, 4096),
+    ("embedding", "token_budget"): (256, 1_000_000),
     ("llm", "timeout"): (0.1, 3600.0),
     ("gc", "stale_run_days"): (1, 36_500),
     ("gc", "group_limit"): (1, 10_000_000),

@@ -23,7 +23,7 @@ from engine.agents.snapshot import Snapshot
 from engine.changes import ChangeRecord
 from engine.clock import Clock, system_clock
 from engine.config import Settings
-from engine.embeddings import Embedder
+from engine.models.embeddings import Embedder
 from engine.graph.entity_graph import Entity, Relation
 from engine.graph.queries import GraphPath, Match, Neighbor
 from engine.graph.service import GraphService
@@ -32,7 +32,7 @@ from engine.history.service import History
 from engine.housekeeping.abstract import Report
 from engine.housekeeping.service import Housekeeping
 from engine.io.service import Transfers
-from engine.llm import LLMClient
+from engine.models.llm import LLMClient
 from engine.history.replay import Replay
 from engine.plans.acts import Curation
 from engine.plans.curation import Contradiction, Edge

@@ -16,7 +16,7 @@ import pytest
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 from engine import Memory, Settings, fixed_clock, parse_time
-from engine.embeddings import shared_embedder
+from engine.models.embeddings import shared_embedder
 
 NOW = parse_time("2026-11-30T12:00:00Z")
 DAY = 86_400.0

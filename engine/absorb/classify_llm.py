@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from engine.absorb.classify import Candidate, Decision, classify, same_key
 from engine.config import MemorySettings
-from engine.llm import LLMClient, LLMError
+from engine.models.llm import LLMClient, LLMError
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import Incoming
 

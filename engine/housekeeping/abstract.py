@@ -23,7 +23,7 @@ import numpy as np
 from engine.absorb.planner import AbsorbPlanner, RawItem
 from engine.config import MemorySettings
 from engine.errors import InvalidInput
-from engine.llm import LLMClient, LLMError
+from engine.models.llm import LLMClient, LLMError
 from engine.store.edges import children_of_confirmed
 from engine.store.facts_read import active_rows
 from engine.store.plans import INSERTING, Plan, PlanItem

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 from engine.housekeeping import abstract as abstracting
 from engine.housekeeping import common, distill as distilling, gc as collecting
-from engine.llm import LLMClient
+from engine.models.llm import LLMClient
 from engine.plans.service import PlanService
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.config import MemorySettings
-from engine.llm import LLMClient, LLMError
+from engine.models.llm import LLMClient, LLMError
 from engine.search.hybrid import Hit
 
 RERANK_SYSTEM = (

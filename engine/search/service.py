@@ -9,7 +9,7 @@ from typing import Callable, Sequence
 import numpy as np
 
 from engine.errors import InvalidInput
-from engine.llm import LLMClient
+from engine.models.llm import LLMClient
 from engine.search import browse, rerank
 from engine.search.hybrid import Hit, Searcher, SearchFilters
 from engine.search.index_sync import IndexSync

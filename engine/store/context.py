@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.clock import Clock
 from engine.config import Settings
-from engine.embeddings import DEFAULT_DIM, Embedder, shared_embedder
+from engine.models.embeddings import DEFAULT_DIM, Embedder, shared_embedder
 from engine.errors import StoreError
 from engine.store.connection import Store
 
@@ -36,7 +36,8 @@ class Context:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            self._embedder = shared_embedder(self.settings.embedding.model, self.settings.embedding.batch_size)
+            wanted = self.settings.embedding
+            self._embedder = shared_embedder(wanted.model, wanted.batch_size, wanted.token_budget)
         return self._embedder
 
     @property

@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import EmbeddingUnavailable, Memory, MemLensError, load_settings
-from engine.embeddings import FastEmbedder
+from engine.models.embeddings import FastEmbedder
 
 SAFE = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 

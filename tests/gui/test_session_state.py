@@ -84,7 +84,7 @@ def test_writes_from_another_process_appear_within_the_poll(qtbot, window, demo_
     before = window.search.model.total
     script = textwrap.dedent(f"""
         from engine import Memory, Settings
-        from engine.embeddings import shared_embedder
+        from engine.models.embeddings import shared_embedder
         with Memory({str(demo_copy)!r}, Settings(), actor="mcp", embedder=shared_embedder(), create=False) as m:
             m.absorb(["The Ferrite release train now ships every second Thursday."])
             m.link_facts(12, 30, "related", reason="both hold")

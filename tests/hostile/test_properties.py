@@ -31,7 +31,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 
 from engine import Memory, Settings, parse_time
-from engine.embeddings import shared_embedder
+from engine.models.embeddings import shared_embedder
 from engine.errors import MemLensError
 
 STRESS = os.environ.get("MEMLENS_STRESS") == "1"

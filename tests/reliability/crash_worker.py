@@ -22,7 +22,7 @@ from pathlib import Path
 
 from engine import Memory, Settings
 from engine.config import GCSettings
-from engine.embeddings import shared_embedder
+from engine.models.embeddings import shared_embedder
 from engine.errors import MemLensError
 
 DAY = 86_400.0

@@ -20,7 +20,7 @@ import sys
 from pathlib import Path
 
 from engine import Memory
-from engine.embeddings import shared_embedder
+from engine.models.embeddings import shared_embedder
 from engine.errors import MemLensError
 
 

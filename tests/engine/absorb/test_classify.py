@@ -9,7 +9,7 @@ import pytest
 from engine.absorb.classify import Candidate, classify
 from engine.absorb.classify_llm import LLMClassifier
 from engine.config import LLMSettings, Settings
-from engine.llm import LLMClient
+from engine.models.llm import LLMClient
 from engine.absorb.validation import Incoming
 from tests.llm_server import ScriptedLLM
 

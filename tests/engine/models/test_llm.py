@@ -16,7 +16,7 @@ import pytest
 
 from engine import Memory, Settings
 from engine.config import LLMSettings
-from engine.llm import LLMClient, LLMError
+from engine.models.llm import LLMClient, LLMError
 from tests.llm_server import ScriptedLLM
 
 EDITOR = "Maya uses Vim as her main editor for all of her backend work at Northwind."

@@ -1,0 +1,1 @@
+"""The models the engine calls: the embedding model (fastembed, offline) and an optional LLM."""
