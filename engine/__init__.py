@@ -27,6 +27,7 @@ from engine.search.hybrid import Hit, SearchFilters
 from engine.search.service import Timing
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
+from engine.store.verify import Verification
 from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, OUTCOMES, READ_MODES, SCOPES, STATUSES
 
 __all__ = [
@@ -40,4 +41,5 @@ __all__ = [
     "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
     "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES", "Timing",
+    "Verification",
 ]

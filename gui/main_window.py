@@ -14,6 +14,8 @@ from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKe
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
 
+from engine import Verification
+
 from gui.widgets.elided_label import ElidedLabel
 from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
 from gui.dialogs.help import PANES as PANES_PAGE
@@ -87,6 +89,8 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel("")
         self.llm_label = QLabel("")
         self.busy_label = QLabel("")
+        self.integrity_label = QLabel("", toolTip="memlens verify: SQLite's integrity check, each fact's content "
+                                                  "hash, the journal's hash chain and the full-text index")
         self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.busy.setRange(0, 0)
         self.busy.hide()
@@ -99,7 +103,8 @@ class MainWindow(QMainWindow):
         self._live_facts: list[int] = []
         bar.addWidget(self.path_label, 1)
         bar.addPermanentWidget(self.live_notice)
-        for widget in (self.counts_label, self.model_label, self.llm_label, self.busy_label, self.busy, self.cancel):
+        for widget in (self.counts_label, self.model_label, self.llm_label, self.integrity_label, self.busy_label,
+                       self.busy, self.cancel):
             bar.addPermanentWidget(widget)
 
     def _action(self, menu: QMenu, text: str, slot, shortcut: QKeySequence | str | None = None,
@@ -140,6 +145,9 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         s = self.session
         s.opened.connect(self._opened)
+        s.opened.connect(lambda _stats: self.integrity_label.setText("verifying…"))
+        s.verified.connect(self._show_verification)
+        s.closed.connect(lambda: self.integrity_label.setText(""))
         s.store_changed.connect(lambda _c: self._update_status())
         s.closed.connect(self._update_status)
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
@@ -255,6 +263,19 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(WELCOME if empty else PANES)
         self._update_status()
         self.import_action.setEnabled(True)
+
+    def _show_verification(self, result: Verification) -> None:
+        if not result.problems:
+            self.integrity_label.setText("✓ verified")
+            self.integrity_label.setToolTip("Integrity, content hashes, the journal's hash chain and the full-text "
+                                            "index all agree (memlens verify).")
+            return
+        count = len(result.problems)
+        self.integrity_label.setText(f"⚠ {count} integrity problem{'s' * (count != 1)}")
+        shown = "\n".join(str(p) for p in result.problems[:10])
+        self.integrity_label.setToolTip(f"memlens verify found:\n{shown}" + ("\n…" if count > 10 else ""))
+        self.statusBar().showMessage(f"⚠ This file failed verification ({count} problem{'s' * (count != 1)}): "
+                                     f"see the tooltip, or run 'memlens verify'", 15000)
 
     def _update_status(self) -> None:
         stats = self.session.stats

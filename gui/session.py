@@ -36,6 +36,7 @@ class Session(QObject):
     closed = Signal()
     store_changed = Signal(object)
     live_changes = Signal(list, object)
+    verified = Signal(object)  # a Verification of the open file, made in the background after opening
     error = Signal(str)
 
     POLL_MS = 1000
@@ -98,6 +99,13 @@ class Session(QObject):
         self._polling = False
         self.poll_timer.start()
         self.opened.emit(stats)
+        self.verify()
+
+    def verify(self) -> None:
+        """Check the open file (integrity, content hashes, the journal's chain, FTS) off the UI thread;
+        a file damaged or tampered with outside MemLens says so as soon as it is opened."""
+        self.call(lambda m: m.verify(), self.verified.emit, lane="verify", label="Verifying the file",
+                  priority=BACKGROUND, quiet=True, on_error=lambda _m: None)
 
     def warm_up(self) -> None:
         """Load the model and the vector index in the background, once per file; the window
