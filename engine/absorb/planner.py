@@ -36,7 +36,8 @@ class RawItem:
 
 
 @dataclass
-class _Work:
+class BatchItem:
+    """One valid incoming item of a batch, with what planning learns about it."""
     index: int
     item: Incoming
     hash: str
@@ -50,7 +51,7 @@ class _Work:
         if self.item.subject is not None and self.item.predicate is not None:
             self.key = (normalise_text(self.item.subject), normalise_text(self.item.predicate))
 
-    def same_key(self, other: "_Work") -> bool:
+    def same_key(self, other: "BatchItem") -> bool:
         return self.key is not None and self.key == other.key
 
 
@@ -59,7 +60,7 @@ def _richness(item: Incoming) -> tuple[int, int]:
 
 
 def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[str, Any],
-               db: sqlite3.Connection) -> tuple[list[PlanItem], list[_Work], dict[str, tuple[int, str]]]:
+               db: sqlite3.Connection) -> tuple[list[PlanItem], list[BatchItem], dict[str, tuple[int, str]]]:
     """Checked items, and the stored facts holding their texts (``stored_by_hash``).
 
     A text stored verbatim skips the text's secret scan (see ``reject_secrets``).
@@ -75,7 +76,7 @@ def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[st
         except InvalidInput as err:
             rejected.append(PlanItem(index, "rejected", "validation", str(err)))
             continue
-        checked.append(_Work(index, item, content_hash(item.text)))
+        checked.append(BatchItem(index, item, content_hash(item.text)))
     known, stored = stored_matches(db, [w.hash for w in checked]) if checked else ({}, set())
     work = []
     for w in checked:
@@ -88,22 +89,22 @@ def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[st
     return rejected, work, known
 
 
-def _evidence_of(work: _Work) -> dict[str, Any]:
+def _evidence_of(work: BatchItem) -> dict[str, Any]:
     entry: dict[str, Any] = {"text": work.item.text}
     if work.item.source:
         entry["source"] = work.item.source
     return entry
 
 
-def _merge(survivor: _Work, absorbed: _Work, reason: str, decided_by: str, similarity: float | None) -> PlanItem:
+def _merge(survivor: BatchItem, absorbed: BatchItem, reason: str, decided_by: str, similarity: float | None) -> PlanItem:
     survivor.evidence.append(_evidence_of(absorbed))
     survivor.evidence.extend(absorbed.evidence)
     return PlanItem(absorbed.index, "merged", decided_by, reason, incoming=absorbed.item.to_dict(),
                     merged_into=survivor.index, similarity=similarity, warnings=absorbed.item.warnings)
 
 
-def _merge_identical(work: list[_Work]) -> tuple[list[PlanItem], list[_Work]]:
-    first: dict[str, _Work] = {}
+def _merge_identical(work: list[BatchItem]) -> tuple[list[PlanItem], list[BatchItem]]:
+    first: dict[str, BatchItem] = {}
     merged, kept = [], []
     for w in work:
         if w.hash in first:
@@ -114,13 +115,13 @@ def _merge_identical(work: list[_Work]) -> tuple[list[PlanItem], list[_Work]]:
     return merged, kept
 
 
-# Rows of batch vectors compared at a time in ``_merge_near``: similarity blocks are at most
+# Rows of batch vectors compared at a time in ``merge_near``: similarity blocks are at most
 # MERGE_BLOCK x MERGE_BLOCK floats (4 MiB), however large the batch (a 100k-line import as one
 # n x n matrix needed 37 GiB).
 MERGE_BLOCK = 1024
 
 
-def _may_fold(a: _Work, b: _Work) -> bool:
+def _may_fold(a: BatchItem, b: BatchItem) -> bool:
     """Two close items are one fact: nothing tells them apart and one's words hold all the other's.
 
     The survivor's text is what search indexes (the merged text is kept only as evidence and
@@ -132,7 +133,7 @@ def _may_fold(a: _Work, b: _Work) -> bool:
     return words_covered(a.item.text, b.item.text) or words_covered(b.item.text, a.item.text)
 
 
-def _attach(work: list[_Work], rows: range, columns: list[int], vectors: np.ndarray,
+def _attach(work: list[BatchItem], rows: range, columns: list[int], vectors: np.ndarray,
             threshold: float, group_of: dict[int, int]) -> None:
     """For each unattached row, the first column (lowest index, a group head, before the row) it may fold into."""
     if not columns:
@@ -152,7 +153,7 @@ def _attach(work: list[_Work], rows: range, columns: list[int], vectors: np.ndar
                 break
 
 
-def _merge_near(work: list[_Work], limits: MemorySettings, block: int = MERGE_BLOCK) -> tuple[list[PlanItem], list[_Work]]:
+def merge_near(work: list[BatchItem], limits: MemorySettings, block: int = MERGE_BLOCK) -> tuple[list[PlanItem], list[BatchItem]]:
     """N->1 by cosine; disagreeing items, or items the survivor's words would not cover, never merge.
 
     Each item joins the first earlier group head close enough to fold into. Rows are taken
@@ -192,7 +193,7 @@ def _merge_near(work: list[_Work], limits: MemorySettings, block: int = MERGE_BL
     return merged, [w for k, w in enumerate(work) if k not in absorbed]
 
 
-def _earlier_close(vectors: np.ndarray, threshold: float, block: int = MERGE_BLOCK) -> Iterator[dict[int, float]]:
+def earlier_close(vectors: np.ndarray, threshold: float, block: int = MERGE_BLOCK) -> Iterator[dict[int, float]]:
     """Per row in order: the earlier rows at least ``threshold`` similar, with their cosines.
 
     Computed ``block`` rows against ``block`` columns at a time: memory is O(block^2) plus
@@ -239,20 +240,20 @@ class AbsorbPlanner:
         if fresh:
             for w, vector in zip(fresh, self.embed([w.item.text for w in fresh])):
                 w.vector = vector
-        merged, fresh = _merge_near(fresh, self.limits)
+        merged, fresh = merge_near(fresh, self.limits)
         items += merged
         items += self._classify_all(fresh)
         vectors = {w.index: w.vector for w in fresh}
         return sorted(items, key=lambda it: it.index), vectors
 
-    def _classify_all(self, fresh: list[_Work]) -> list[PlanItem]:
+    def _classify_all(self, fresh: list[BatchItem]) -> list[PlanItem]:
         if not fresh:
             return []
         vectors = np.stack([w.vector for w in fresh])
         nearest = self.index.nearest_many(vectors, self.limits.candidates)
-        earlier = _earlier_close(vectors, self.limits.related_threshold)
+        earlier = earlier_close(vectors, self.limits.related_threshold)
         stored = self._stored_candidates(fresh, nearest)
-        planned: dict[int, tuple[_Work, PlanItem]] = {}  # row -> earlier item to be inserted, in row order
+        planned: dict[int, tuple[BatchItem, PlanItem]] = {}  # row -> earlier item to be inserted, in row order
         planned_by_key: dict[tuple[str, str], list[int]] = {}
         superseded: tuple[set[int], set[int]] = (set(), set())  # stored fact ids, batch indexes
         items = []
@@ -282,7 +283,7 @@ class AbsorbPlanner:
                 superseded[1].add(item.target_index)
         return items
 
-    def _stored_candidates(self, fresh: list[_Work], nearest: list[list[tuple[int, float]]]) -> list[list[Candidate]]:
+    def _stored_candidates(self, fresh: list[BatchItem], nearest: list[list[tuple[int, float]]]) -> list[list[Candidate]]:
         """Per fresh item: same-triple active facts first, then its nearest active facts (one query for all)."""
         triples = {(w.item.subject, w.item.predicate) for w in fresh if w.item.subject}
         by_triple = {key: [r[0] for r in active_with_triple(self.db, *key)] for key in triples}
@@ -306,7 +307,7 @@ class AbsorbPlanner:
             found.append(cands)
         return found
 
-    def _candidates(self, w: _Work, stored: list[Candidate], planned: list[tuple[float, _Work, PlanItem]],
+    def _candidates(self, w: BatchItem, stored: list[Candidate], planned: list[tuple[float, BatchItem, PlanItem]],
                     superseded: tuple[set[int], set[int]]) -> list[Candidate]:
         """Stored candidates, minus facts superseded earlier in this batch, plus earlier batch items."""
         superseded_here, replaced = superseded

@@ -372,19 +372,19 @@ class VectorIndex:
         queries = np.asarray(queries, dtype=np.float32)
         k = min(k, self._size)
         if self._basis is None or self._size <= EXACT_BATCH_ROWS:
-            cols, sims = _top_per_row(queries @ self.matrix.T.astype(np.float32, copy=False), k)
+            cols, sims = top_per_row(queries @ self.matrix.T.astype(np.float32, copy=False), k)
         else:
             estimate = (queries @ self._basis) @ self._sketch[:, : self._size]
-            near, _ = _top_per_row(estimate, min(self._size, OVERSAMPLE * max(k, 20)))
+            near, _ = top_per_row(estimate, min(self._size, OVERSAMPLE * max(k, 20)))
             rows = self._rows_float32(near)
             scores = np.einsum("qkd,qd->qk", rows, queries)
-            best, sims = _top_per_row(scores, k)
+            best, sims = top_per_row(scores, k)
             cols = np.take_along_axis(near, best, axis=1)
         return [[(int(self._ids[c]), float(v)) for c, v in zip(row_cols, row_sims)]
                 for row_cols, row_sims in zip(cols, sims)]
 
 
-def _top_per_row(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+def top_per_row(scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     """(columns, values) of each row's ``k`` largest values, best first (equal values: lower column first).
 
     Exact, but faster than argpartition over whole rows: each row's k-th largest

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from engine import Memory, Settings
-from engine.absorb.planner import _earlier_close, _merge_near, _Work
+from engine.absorb.planner import earlier_close, merge_near, BatchItem
 from engine.absorb.validation import Incoming
 
 DISTINCT = [
@@ -89,7 +89,7 @@ def test_near_texts_each_with_words_of_their_own_do_not_merge(memory: Memory, em
 NAMES = ["Ferrite", "Northwind", "Quill", "Basalt", "Juniper", "Tarn", "Osprey", "Lumen"]
 
 
-def _generated(n: int, seed: int = 3) -> list[_Work]:
+def _generated(n: int, seed: int = 3) -> list[BatchItem]:
     """Clusters of near vectors whose texts sometimes fold (same or fewer words) and sometimes must not."""
     rng = np.random.default_rng(seed)
     pick = random.Random(seed)
@@ -108,7 +108,7 @@ def _generated(n: int, seed: int = 3) -> list[_Work]:
     pick.shuffle(works)
     out = []
     for index, (text, vector) in enumerate(works[:n]):
-        w = _Work(index, Incoming(text=text, scope="agent", kind="explicit"), f"h{index}")
+        w = BatchItem(index, Incoming(text=text, scope="agent", kind="explicit"), f"h{index}")
         w.vector = vector
         out.append(w)
     return out
@@ -121,8 +121,8 @@ def _outcome(merged, kept) -> tuple:
 
 def test_blocked_consolidation_makes_the_same_merges_as_the_whole_matrix() -> None:
     limits = Settings().memory
-    blocked = _outcome(*_merge_near(_generated(3000), limits, block=64))
-    whole = _outcome(*_merge_near(_generated(3000), limits, block=3000))
+    blocked = _outcome(*merge_near(_generated(3000), limits, block=64))
+    whole = _outcome(*merge_near(_generated(3000), limits, block=3000))
     assert blocked == whole
     assert len(blocked[0]) > 100
     assert sum(1 for index, into, _ in blocked[0] if index // 64 != into // 64) > 50  # across block edges
@@ -135,7 +135,7 @@ def test_blocked_consolidation_memory_does_not_grow_with_the_square_of_the_batch
     work = _generated(4000)
     tracemalloc.start()
     try:
-        _merge_near(work, Settings().memory, block=128)
+        merge_near(work, Settings().memory, block=128)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -149,4 +149,4 @@ def test_earlier_close_pairs_match_the_whole_matrix() -> None:
     sims = vectors @ vectors.T
     expected = [{j: pytest.approx(float(sims[i, j]), abs=1e-5) for j in np.flatnonzero(sims[i, :i] >= 0.5)}
                 for i in range(len(work))]
-    assert list(_earlier_close(vectors, 0.5, block=50)) == expected
+    assert list(earlier_close(vectors, 0.5, block=50)) == expected

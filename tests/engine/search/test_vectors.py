@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from engine.search.vectors import SKETCH_MIN_ROWS, VectorIndex, _top_per_row
+from engine.search.vectors import SKETCH_MIN_ROWS, VectorIndex, top_per_row
 
 DIM = 96  # above SKETCH_DIMS, so the index keeps a sketch
 
@@ -109,7 +109,7 @@ def test_nearest_many_matches_a_full_sort(index: VectorIndex) -> None:
 @pytest.mark.parametrize(("shape", "k"), [((3, 40), 5), ((20, 5000), 5), ((4, 3000), 40), ((2, 2000), 1)])
 def test_top_per_row_is_exact_and_best_first(shape: tuple[int, int], k: int) -> None:
     scores = np.random.default_rng(k).standard_normal(shape).astype(np.float32)
-    cols, values = _top_per_row(scores, k)
+    cols, values = top_per_row(scores, k)
     for row in range(shape[0]):
         assert sorted(scores[row, cols[row]].tolist(), reverse=True) == values[row].tolist()
         assert values[row].tolist() == sorted(scores[row].tolist(), reverse=True)[:k]
