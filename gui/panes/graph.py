@@ -116,9 +116,9 @@ class GraphPane(QWidget):
         layout.addLayout(query)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status)
-        session.opened.connect(lambda _s: self.reload(first=True))
+        session.opened.connect(lambda _s: (self.forget_file(), self.reload(first=True)))
         session.store_changed.connect(lambda _c: self.reload())
-        session.closed.connect(lambda: self._loaded(([], [])))
+        session.closed.connect(lambda: (self.forget_file(), self._loaded(([], []))))
 
     # -- loading and layout -----------------------------------------------------------------------
     def reload(self, first: bool = False) -> None:
@@ -253,6 +253,16 @@ class GraphPane(QWidget):
         self._fit_next = True
         self._layout()
         self.select_entity(start)
+
+    def forget_file(self) -> None:
+        """Another file is open: nothing found, selected or answered in the last one may stay on screen."""
+        self._clear_answer()
+        self.canvas.selected = None
+        self.find.clear()
+        self.steps.clear()
+        self.facts.clear()
+        self.side_title.setText("Select a node or an edge.")
+        self.status.setText("")
 
     def _clear_answer(self) -> None:
         """A new search starts clean: the last path answer and any edge-type filter belong to the old one."""

@@ -240,3 +240,17 @@ def test_labels_do_not_overlap_at_the_default_zoom(qtbot, window, demo_copy) -> 
     for i, (text, box) in enumerate(painted):
         for other_text, other in painted[i + 1:]:
             assert not box.intersects(other), (text, other_text)
+
+
+def test_opening_another_file_forgets_the_last_answer(qtbot, window, demo_copy, tmp_path) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    _find(qtbot, pane, "Kazan", hops=1)
+    qtbot.keyClicks(pane.steps, "<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
+    other = tmp_path / "other.sqlite"
+    open_file(qtbot, window, other, create=True)
+    settle(qtbot, window)
+    assert pane.answer.text() == "" and pane.find.text() == "" and pane.steps.text() == ""
+    assert pane.canvas.selected is None and not pane.canvas.highlighted and pane.facts.count() == 0
+    assert "Kazan" not in pane.side_title.text()
