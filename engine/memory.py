@@ -274,6 +274,15 @@ class Memory:
         """The review queue: open contradicts pairs (both active, not settled as related), oldest first."""
         return self.planning.contradictions(limit)
 
+    def contradiction_count(self) -> int:
+        """How many open contradicting pairs there are (``contradictions`` lists at most ``limit``)."""
+        return self.planning.contradiction_count()
+
+    def run_sessions(self) -> list[tuple[str, float, bool]]:
+        """(session id, last activity, finished) of every session with active run facts: what distill
+        can take (the finished ones by default), least recent first."""
+        return self.housekeeping.sessions()
+
     def timeline(self, fact_id: int) -> timeline.Timeline:
         """The fact's versions, the contradictions and related facts touching them, and each one's
         status changes over time (``Timeline.state_at`` for "as of" views)."""

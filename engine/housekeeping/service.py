@@ -10,6 +10,7 @@ from engine.models.llm import LLMClient
 from engine.plans.service import PlanService
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context
+from engine.store.facts_read import run_sessions
 from engine.store.plans import Plan
 
 
@@ -30,6 +31,13 @@ class Housekeeping:
         with ctx.store.guard():
             items = collecting.gc(ctx.store.db, ctx.settings.gc, ctx.settings.memory, ctx.clock())
             return self._plans.run_pass("gc", items, {}, dry_run)
+
+    def sessions(self) -> list[tuple[str, float, bool]]:
+        """(session id, last activity, finished) of every session with active run facts, least recent first."""
+        ctx = self._ctx
+        with ctx.store.guard():
+            finished = {s for s, _ in distilling.finished_sessions(ctx.store.db, ctx.settings.gc, ctx.clock(), None)}
+            return [(s, last, s in finished) for s, last in run_sessions(ctx.store.db)]
 
     def distill(self, *, session_id: str | None = None, dry_run: bool = False) -> Plan:
         ctx = self._ctx

@@ -17,6 +17,7 @@ from engine.plans.apply import Changes, PlanWriter, check_fresh, select_items, t
 from engine.plans.curation import ChangePlanner, Contradiction, Edge, check_kind, check_note, edges_of, open_contradictions
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context
+from engine.store.edges import open_contradiction_count
 from engine.store.journal import changes_between, high_water
 from engine.store.plans import INSERTING, Plan, PlanItem, PlanSummary, list_plans, load_plan, mark_plan, save_plan
 
@@ -54,6 +55,10 @@ class PlanService:
     def contradictions(self, limit: int = 1000) -> list[Contradiction]:
         with self._ctx.store.guard():
             return open_contradictions(self._ctx.store.db, limit)
+
+    def contradiction_count(self) -> int:
+        with self._ctx.store.guard():
+            return open_contradiction_count(self._ctx.store.db)
 
     # -- drafting --------------------------------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None,

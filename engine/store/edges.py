@@ -77,6 +77,16 @@ def open_contradiction_rows(db: sqlite3.Connection, limit: int) -> list[tuple[in
         "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
 
 
+def open_contradiction_count(db: sqlite3.Connection) -> int:
+    """How many pairs ``open_contradiction_rows`` would list without a limit."""
+    return db.execute(
+        "SELECT count(*) FROM edges e "
+        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
+        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
+        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
+        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id)))").fetchone()[0]
+
+
 def all_edges(db: sqlite3.Connection) -> Iterator[tuple[int, int, str, float]]:
     """(src, dst, type, created_at) of every edge, oldest first, streamed from the cursor."""
     return db.execute("SELECT src_id, dst_id, type, created_at FROM edges ORDER BY id")

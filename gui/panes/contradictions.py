@@ -104,16 +104,18 @@ class ContradictionsPane(QWidget):
 
     def refresh(self) -> None:
         generation = self.session.generation
-        self.session.call(lambda m: m.contradictions(), lambda queue: self._show(queue, generation),
+        # The list holds the first 1,000 pairs; the tab's count is the true total.
+        self.session.call(lambda m: (m.contradictions(), m.contradiction_count()),
+                          lambda found: self._show(*found, generation=generation),
                           lane="contradictions", label="Contradictions", priority=BACKGROUND)
 
-    def _show(self, queue: list[Contradiction], generation: int = -1) -> None:
+    def _show(self, queue: list[Contradiction], total: int | None = None, generation: int = -1) -> None:
         current = self.current if generation == self.generation else None
         self.queue, self.generation = queue, generation
         same = [i for i, c in enumerate(queue) if current and (c.left.id, c.right.id) == (current.left.id,
                                                                                           current.right.id)]
         self.position = same[0] if same else min(self.position, max(len(queue) - 1, 0))
-        self.count_changed.emit(len(queue))
+        self.count_changed.emit(len(queue) if total is None else total)
         self.list.blockSignals(True)
         self.list.clear()
         for pair in queue:

@@ -31,6 +31,7 @@ from gui.session import Session
 from gui.widgets.readable_columns import ReadableColumns
 from gui.widgets.word_diff import word_diff_html
 
+EVERY_FINISHED = "Every finished session"
 PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
           ("abstract", "Abstract…"))
 LIST_HEADERS = ("id", "kind", "created", "status", "items")
@@ -324,16 +325,25 @@ class PlansPane(QWidget):
             self.prompt = dialog
             dialog.open()
         elif key == "distill":
-            ask = QInputDialog(self, windowTitle="Distill", textValue="",
-                               labelText="Session id to distill (empty: every finished session):")
-            ask.textValueSelected.connect(lambda text: self._run(
-                "Distill", lambda m: m.distill(session_id=text.strip() or None, dry_run=True)))
-            self.prompt = ask
-            ask.open()
+            self.session.call(lambda m: m.run_sessions(), self._ask_session, lane="sessions",
+                              label="Listing sessions")
         elif key == "abstract":
             self._run("Abstract", lambda m: m.abstract(dry_run=True).plan)
         else:
             self._run(key.upper() if key == "gc" else key.capitalize(), lambda m: getattr(m, key)(dry_run=True))
+
+    def _ask_session(self, sessions: list[tuple[str, float, bool]]) -> None:
+        """Distill offers the sessions it can take, finished ones first; a session id can still be typed."""
+        labels = [EVERY_FINISHED] + [f"{sid}  ·  last active {format_time(last)[:16]}"
+                                     + ("" if finished else "  ·  still running")
+                                     for sid, last, finished in sorted(sessions, key=lambda s: (not s[2], -s[1]))]
+        ask = QInputDialog(self, windowTitle="Distill", labelText="Run facts of which session become agent knowledge?")
+        ask.setComboBoxItems(labels)
+        ask.setComboBoxEditable(True)
+        ask.textValueSelected.connect(lambda text: self._run("Distill", lambda m: m.distill(
+            session_id=None if text == EVERY_FINISHED else text.split("  ·  ")[0].strip() or None, dry_run=True)))
+        self.prompt = ask
+        ask.open()
 
     def _absorb(self, dialog: AbsorbDialog) -> None:
         path, lines, defaults = dialog.file, dialog.lines(), dialog.defaults()

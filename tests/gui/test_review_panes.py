@@ -200,3 +200,36 @@ def test_reverting_from_a_journal_row_opens_a_review(qtbot, window, demo_copy) -
     assert opened.args[0].windowTitle() == f"Revert plan {plan_id}"
     opened.args[0].reject()
     settle(qtbot, window)
+
+
+def test_distill_offers_the_sessions_it_can_take(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.plans
+    window.show_pane(window.pane_names.index("plans"))
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        sessions = memory.run_sessions()
+    assert sessions and any(finished for _, _, finished in sessions)
+    pane.pass_buttons["distill"].click()
+    qtbot.waitUntil(lambda: pane.prompt is not None and pane.prompt.isVisible() and
+                    bool(pane.prompt.comboBoxItems()), timeout=WAIT_MS)
+    offered = pane.prompt.comboBoxItems()
+    assert offered[0] == "Every finished session"
+    assert {s for s, _, _ in sessions} == {label.split("  ·  ")[0] for label in offered[1:]}
+    chosen = offered[1]
+    pane.prompt.setTextValue(chosen)
+    pane.prompt.accept()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "distill", timeout=WAIT_MS)
+    session = chosen.split("  ·  ")[0]
+    assert pane.plan.items and session in (pane.plan.note or "")
+
+
+def test_the_contradictions_tab_counts_every_open_pair(qtbot, window, demo_copy) -> None:
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        total = memory.contradiction_count()
+        assert total == len(memory.contradictions()) and memory.contradiction_count() == len(
+            memory.contradictions(limit=1_000_000))
+        assert len(memory.contradictions(limit=1)) == 1 < total  # the list is capped; the count is not
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    assert window.tabs.tabText(window.pane_names.index("contradictions")) == f"Contradictions ({total})"
