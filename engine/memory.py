@@ -45,6 +45,8 @@ from engine.store.context import Context
 from engine.store.plans import Plan, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
+from engine.vocabulary import MAX_ITEMS
+from engine.errors import InvalidInput
 
 
 class Memory:
@@ -132,6 +134,10 @@ class Memory:
         nothing else. ``progress(done, total)`` is called as texts are embedded (the slow part);
         an exception it raises stops the absorb before anything is written.
         """
+        items = list(items)
+        if len(items) > MAX_ITEMS:
+            raise InvalidInput(f"{len(items):,} items; absorb takes at most {MAX_ITEMS:,} at a time (as the HTTP "
+                               f"API and MCP do): import a file for more (memlens import PATH)")
         return self.planning.absorb(items, dry_run=dry_run, defaults=defaults, progress=progress)
 
     def propose(self, changes: Sequence[dict[str, Any]], *, kind: str = "curate", note: str | None = None) -> Plan:

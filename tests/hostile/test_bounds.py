@@ -85,3 +85,23 @@ def test_three_thousand_tag_filters_are_one_line_not_an_sqlite_error(run: Run) -
     args = [part for n in range(3000) for part in ("--tag", f"t{n}")]
     code, out, err = run("search", "anything at all", *args)
     assert code == 1 and "at most 50 tags" in err and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_absorb_takes_at_most_a_thousand_items_on_every_face(memory, run: Run, db_path) -> None:
+    from engine import InvalidInput
+    many = [f"Robot {n} of the NW-7 fleet reported battery wear level {n % 97} at the Kazan depot." for n in range(1001)]
+    with pytest.raises(InvalidInput, match="at most 1,000"):
+        memory.absorb(many)
+    assert memory.stats()["facts"] == 0 and memory.plans() == []
+    code, _, err = run("absorb", *many[:1001])
+    assert code == 1 and "at most 1,000" in err and err.count("\n") == 1
+
+
+@pytest.mark.slow
+def test_a_long_jsonl_on_stdin_takes_the_import_path(run: Run, db_path) -> None:
+    lines = "".join(json.dumps({"text": f"Sensor {n} in hall {n % 7} of the Lisbon plant reads {n * 3} kPa at noon."})
+                    + "\n" for n in range(1001))
+    code, out, err = run("absorb", "--file", "-", "--json", stdin=lines.encode())
+    plan = json.loads(out)
+    assert code == 0, err
+    assert plan["applied"] and len(plan["items"]) == 1001

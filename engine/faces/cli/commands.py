@@ -9,7 +9,9 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
@@ -17,7 +19,7 @@ from typing import Any, Iterator
 from engine.clock import Clock, parse_time
 from engine.config import Settings
 from engine.errors import InvalidInput, MemLensError
-from engine.io.jsonl import open_input, read_records
+from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
 from engine.memory import Memory
 from engine.search.hybrid import SearchFilters
 from engine.faces import serialize
@@ -56,6 +58,26 @@ def iso_time(value: str) -> float:
         raise argparse.ArgumentTypeError(str(err)) from None
 
 
+@contextmanager
+def _spooled(path: str) -> Iterator[Path]:
+    """A path for ``--file``: the file itself, or standard input copied to a temporary file (at most
+    the import byte cap), so both take the same import path."""
+    if path != "-":
+        yield Path(path)
+        return
+    with tempfile.TemporaryDirectory(prefix="memlens-stdin-") as folder:
+        spool = Path(folder) / "stdin.jsonl"
+        with spool.open("wb") as out:
+            copied = 0
+            while chunk := sys.stdin.buffer.read(1 << 20):
+                copied += len(chunk)
+                if copied > MAX_INPUT_BYTES:
+                    raise InvalidInput(f"standard input is larger than the cap of {MAX_INPUT_BYTES:,} bytes; "
+                                       f"nothing was written")
+                out.write(chunk)
+        yield spool
+
+
 def _binary_input(path: str) -> Any:
     return sys.stdin.buffer if path == "-" else open_input(Path(path))
 
@@ -77,10 +99,11 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
         raise InvalidInput("give fact texts as arguments, or --file PATH (JSONL, '-' for stdin)")
     defaults = {k: v for k, v in (("scope", args.scope), ("kind", args.kind), ("tags", args.tags),
                                   ("session_id", args.session)) if v is not None}
-    if args.file not in (None, "-") and not args.text:
-        # A file takes the import path: a MemLens export is restored, any other JSONL absorbed.
-        with ctx.open(create=True) as memory:
-            plan = memory.import_file(Path(args.file), dry_run=args.dry_run, defaults=defaults)
+    if args.file is not None and not args.text:
+        # A file takes the import path: a MemLens export is restored, any other JSONL absorbed, and any
+        # number of lines is fine (absorb itself takes at most MAX_ITEMS, as over HTTP and MCP).
+        with _spooled(args.file) as path, ctx.open(create=True) as memory:
+            plan = memory.import_file(path, dry_run=args.dry_run, defaults=defaults)
         return report_plan(plan, args.json, args.dry_run)
     items: list[Any] = list(args.text)
     if args.file is not None:
