@@ -287,7 +287,8 @@ class MainWindow(QMainWindow):
             return
         self.path_label.setText(str(self.session.path) + ("  (read-only)" if self.session.read_only else ""))
         by_status = stats.get("by_status", {})
-        self.counts_label.setText(f"{stats.get('facts', 0):,} facts: " + " · ".join(
+        facts = stats.get("facts", 0)
+        self.counts_label.setText(f"{facts:,} fact{'s' * (facts != 1)}: " + " · ".join(
             f"{n:,} {status}" for status, n in sorted(by_status.items())) if by_status else "0 facts")
         skipped = stats.get("needs_reembedding", 0) + stats.get("damaged_vectors", 0)
         self.model_label.setText(f"model {stats.get('embedding_model', '?').split('/')[-1]}"

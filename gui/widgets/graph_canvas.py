@@ -38,7 +38,9 @@ EDGE_STYLE = {"works_at": "#c98a3a", "located_in": "#5d7ea6", "uses": "#4f9a6b",
 MORE_COLOURS = ["#7a7a2a", "#c0607f", "#5a5ac0", "#2e6b4f", "#b3742d", "#6d5a8a", "#a04040", "#1f7a8c",
                 "#8c6d1f", "#4d7a2e", "#a3589c", "#3f5f7f"]
 NODE_SYMBOLS = ["o", "s", "d", "t", "h", "p", "star", "t1"]
-HIGHLIGHT = "#ff7f0e"
+# A path answer's nodes and edges: a hue no type uses (orange read as "works_at", the company colour).
+HIGHLIGHT = "#e6007e"
+ANSWER_LEGEND = "path answer"
 MAX_LABELS = 120
 PICK_PIXELS = 6.0
 MIN_FIT_SPAN = 0.4  # layout units; the spring layout spreads a graph over about 2
@@ -234,6 +236,9 @@ class GraphCanvas(pg.PlotWidget):
             self._edge_legend.append("inactive relation")
             self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen("#777", width=2, style=Qt.PenStyle.DashLine)),
                                 "inactive relation")
+        if self.highlighted_edges:
+            self._edge_legend.append(ANSWER_LEGEND)
+            self.legend.addItem(pg.PlotDataItem(pen=pg.mkPen(HIGHLIGHT, width=3.5)), ANSWER_LEGEND)
 
     def _draw_nodes(self) -> None:
         spots = []

@@ -9,6 +9,7 @@ import pytest
 from PySide6.QtCore import QPointF, Qt
 
 from gui import graph_layout
+from gui.widgets.graph_canvas import HIGHLIGHT
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
 
@@ -72,6 +73,10 @@ def test_path_query_highlights_the_answer(qtbot, window, demo_copy) -> None:
     assert {"person:maya lindqvist", "company:northwind robotics", "location:kazan"} <= pane.canvas.highlighted
     lit = [pane.canvas.relations[i] for i in pane.canvas.highlighted_edges]
     assert {r.type for r in lit} == {"located_in", "works_at"}
+    # The answer has its own colour, named in the legend, not one a relation type has.
+    legend = _legend_colours(pane.canvas)
+    assert legend["path answer"] == HIGHLIGHT
+    assert HIGHLIGHT not in {colour for kind, colour in legend.items() if kind != "path answer"}
     pane.steps.setText("<no_such_relation")
     pane.run.click()
     qtbot.waitUntil(lambda: "No entity matches" in pane.answer.text() or "⚠" in pane.answer.text(),

@@ -32,6 +32,14 @@ def test_an_empty_memory_shows_the_welcome_and_the_demo_opens(qtbot, window, tmp
     assert window.files.recent() == [str(tmp_path / "empty.sqlite")]  # the demo is never remembered
 
 
+def test_the_status_bar_counts_one_fact_in_the_singular(qtbot, window, tmp_path: Path, embedder) -> None:
+    path = tmp_path / "one.sqlite"
+    with Memory(path, Settings(), actor="test", embedder=embedder) as memory:
+        memory.absorb(["Maya keeps one fact in this file."])
+    open_file(qtbot, window, path)
+    assert window.counts_label.text() == "1 fact: 1 active"
+
+
 @pytest.mark.parametrize("content, expected", [
     (b"this is a text file, not a database\n" * 20, "not a MemLens memory"),
     (b"SQLite format 3\x00" + b"\x00" * 200, "damaged"),
