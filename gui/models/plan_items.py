@@ -23,10 +23,15 @@ DROP_ORDER = [7, 3, 6, 5, 8]
 LEFT_OUT = QColor("#8a8a8a")
 
 
-def item_text(item: PlanItem) -> str:
+def item_text(item: PlanItem, quoted: dict[int, str] | None = None) -> str:
+    """What an item is about: its incoming text, or the text of the fact it names (``quoted``:
+    fact id -> text, when known), so "archive fact #52" reads as what #52 says."""
     incoming = item.incoming or {}
     if incoming.get("text"):
         return " ".join(str(incoming["text"]).split())
+    said = (quoted or {}).get(item.target_id) if item.target_id is not None else None
+    if said is not None and item.outcome not in ("link", "retag"):
+        return f"#{item.target_id}: {' '.join(said.split())}"
     if item.outcome == "link" and item.edges:
         return "; ".join(f"#{item.target_id} {e.get('type')} #{e.get('to_id')}" for e in item.edges)
     if item.outcome == "retag":
@@ -34,13 +39,13 @@ def item_text(item: PlanItem) -> str:
     return "" if item.target_id is None else f"fact #{item.target_id}"
 
 
-def _cells(item: PlanItem) -> list[str]:
+def _cells(item: PlanItem, quoted: dict[int, str] | None = None) -> list[str]:
     similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
     matched = "" if item.target_id is None else f"#{item.target_id}"
     if item.target_index is not None and item.target_id is None:
         matched = f"item {item.target_index}"
     reason = item.reason + "".join(f" ⚠ {w}" for w in item.warnings)
-    return ["", str(item.index), item.outcome, item.stage or "", item_text(item), matched, similarity,
+    return ["", str(item.index), item.outcome, item.stage or "", item_text(item, quoted), matched, similarity,
             item.decided_by, reason]
 
 
@@ -60,6 +65,13 @@ class PlanItemsModel(QAbstractTableModel):
         self.checked = {it.index for it in plan.items if self._checkable(it)} if plan else set()
         self.endResetModel()
         self.selection_changed.emit()
+
+    def quote(self, texts: dict[int, str]) -> None:
+        """Show what the facts the items name say (fetched after the plan, off the UI thread)."""
+        if self.plan is None or not texts:
+            return
+        self._rows = [_cells(it, texts) for it in self.plan.items]
+        self.dataChanged.emit(self.index(0, TEXT_COLUMN), self.index(len(self._rows) - 1, TEXT_COLUMN))
 
     def _checkable(self, item: PlanItem) -> bool:
         return self.plan is not None and self.plan.status == "draft" and item.outcome != "rejected"

@@ -205,6 +205,10 @@ class PlansPane(QWidget):
         self._note = ""
         self.plan = plan
         self.items.set_plan(plan)
+        named = {it.target_id for it in plan.items if it.target_id is not None} if plan else set()
+        if named:
+            self.session.call(lambda m: {i: f.text for i, f in m.facts(named).items()}, self.items.quote,
+                              lane="plan-facts", label="Quoting facts")
         self.incoming.clear()
         self.matched.clear()
         if plan is None:

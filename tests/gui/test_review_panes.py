@@ -6,6 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
 from engine import Memory, Settings
+from gui.models.plan_items import TEXT_COLUMN
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
 
@@ -233,3 +234,15 @@ def test_the_contradictions_tab_counts_every_open_pair(qtbot, window, demo_copy)
     open_file(qtbot, window, demo_copy)
     settle(qtbot, window)
     assert window.tabs.tabText(window.pane_names.index("contradictions")) == f"Contradictions ({total})"
+
+
+def test_the_plan_table_quotes_the_facts_its_items_name(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    pane = _run_gc(qtbot, window)
+    column = TEXT_COLUMN
+    first = pane.plan.items[0]
+    with Memory(demo_copy, Settings(), create=False) as memory:
+        said = memory.facts([first.target_id])[first.target_id].text
+    qtbot.waitUntil(lambda: pane.items.index(0, column).data().startswith(f"#{first.target_id}: "),
+                    timeout=WAIT_MS)
+    assert " ".join(said.split())[:40] in pane.items.index(0, column).data()
