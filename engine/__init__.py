@@ -3,6 +3,7 @@
 Front ends (CLI, HTTP, MCP, GUI) use only the names exported here.
 """
 
+from engine.absorb.pairs import PairDecision, classify_pairs
 from engine.absorb.planner import RawItem
 from engine.agents.profile import Profile, ProfileFile, ProfileVersion
 from engine.agents.snapshot import Snapshot
@@ -41,5 +42,5 @@ __all__ = [
     "Edge", "CHANGE_ACTIONS", "Contradiction", "AuditFilter",
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
     "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES", "Timing",
-    "Verification",
+    "Verification", "classify_pairs", "PairDecision",
 ]

@@ -78,7 +78,7 @@ def _spooled(path: str) -> Iterator[Path]:
         yield spool
 
 
-def _binary_input(path: str) -> Any:
+def binary_input(path: str) -> Any:
     return sys.stdin.buffer if path == "-" else open_input(Path(path))
 
 
@@ -107,7 +107,7 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
         return report_plan(plan, args.json, args.dry_run)
     items: list[Any] = list(args.text)
     if args.file is not None:
-        stream = _binary_input(args.file)
+        stream = binary_input(args.file)
         try:
             items += [raw for _, raw in read_records(stream)]
         finally:
@@ -127,7 +127,7 @@ def _filters(args: argparse.Namespace) -> SearchFilters:
 
 
 def _batch_queries(path: str) -> Iterator[tuple[Any, str | None, str | None]]:
-    stream = _binary_input(path)
+    stream = binary_input(path)
     try:
         for number, raw in read_records(stream):
             value = raw.value or {}

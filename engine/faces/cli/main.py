@@ -19,6 +19,7 @@ from engine.config import load_settings
 from engine.errors import MemLensError
 from engine.faces.cli import commands
 from engine.faces.cli.agent import add_agent
+from engine.faces.cli.classify import add_classify
 from engine.faces.cli.curation import add_curation, add_plan_revert
 from engine.faces.cli.frontends import add_gui
 from engine.faces.cli.graph import add_graph
@@ -170,6 +171,7 @@ def build_parser() -> Parser:
     add_graph(sub, Parser)
     add_housekeeping(sub)
     add_curation(sub, Parser)
+    add_classify(sub)
     add_verify(sub)
     add_agent(sub, Parser)
     add_gui(sub)
