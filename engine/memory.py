@@ -75,11 +75,11 @@ class Memory:
 
     @property
     def path(self) -> Path:
-        return self.store.path
+        return self.context.path
 
     @property
     def read_only(self) -> bool:
-        return self.store.read_only
+        return self.context.read_only
 
     def close(self) -> None:
         self.store.close()

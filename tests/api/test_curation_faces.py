@@ -4,9 +4,7 @@ link, resolve, replay and revert, and bad input gets a one-line error that chang
 from __future__ import annotations
 
 import os
-import subprocess
 import sys
-import time
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -17,7 +15,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 from engine import Memory, Settings, fixed_clock, parse_time
-from tests.api.conftest import free_port
+from tests.api.conftest import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 NOW = ["--now", "2026-11-30T12:00:00Z"]
@@ -44,22 +42,8 @@ def _counts(db_path: Path, embedder) -> tuple[int, int]:
 
 @pytest.fixture
 def server(db_path: Path, seeded) -> Iterator[str]:
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "engine.faces.cli.main", "--db", str(db_path), *NOW, "serve",
-                             "--port", str(port)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):  # wait for it to listen (model load included); not a timed assertion
-            try:
-                httpx.get(url + "/stats", timeout=1)
-                break
-            except httpx.TransportError:
-                assert proc.poll() is None, proc.stdout.read().decode()
-                time.sleep(0.1)
+    with serving(db_path, *NOW) as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 @pytest.mark.slow

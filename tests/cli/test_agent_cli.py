@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.api.conftest import free_port
+from tests.api.conftest import serving
 
 from tests.cli.conftest import NOW
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_snapshot_prints_the_same_bytes_for_a_session(run) -> None:
@@ -79,26 +75,12 @@ def test_serve_refuses_a_public_address_without_a_token(run) -> None:
 
 @pytest.mark.slow
 def test_serve_answers_with_a_token(db_path: Path) -> None:
-    port = free_port()
     env = {**os.environ, "MEMLENS_TOKEN": "t0ken-for-tests"}
-    server = subprocess.Popen([sys.executable, "-m", "engine.faces.cli.main", "--db", str(db_path), *NOW, "serve",
-                               "--port", str(port), "--token-env", "MEMLENS_TOKEN"], cwd=ROOT, env=env,
-                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
-    try:
-        url, auth = f"http://127.0.0.1:{port}", {"Authorization": "Bearer t0ken-for-tests"}
-        for _ in range(300):  # wait for it to listen (model load included); not a timed assertion
-            try:
-                httpx.get(url + "/stats", timeout=1)
-                break
-            except httpx.TransportError:
-                assert server.poll() is None, server.stdout.read().decode()
-                time.sleep(0.1)
+    auth = {"Authorization": "Bearer t0ken-for-tests"}
+    with serving(db_path, *NOW, serve_args=("--token-env", "MEMLENS_TOKEN"), env=env) as url:
         assert httpx.get(url + "/stats").status_code == 401
         plan = httpx.post(url + "/absorb", headers=auth, json={
             "items": ["The staging cluster runs 3 replicas of the ingest service behind nginx."]}).json()
         assert plan["status"] == "applied"
         hits = httpx.post(url + "/search", headers=auth, json={"query": "replicas on staging"}).json()["results"]
         assert hits[0]["id"] == plan["items"][0]["fact_id"]
-    finally:
-        server.terminate()
-        server.wait(timeout=30)

@@ -27,7 +27,7 @@ def test_mem0_dry_run_json_reports_rejections_and_writes_only_the_plan(run, db_p
     assert code == 0 and plan["applied"] is False and plan["counts"] == {"new": 1, "rejected": 2}
     assert "item 1 refused: mem0 entry 2: no 'memory' text" in err and FAKE_AWS_KEY not in out + err
     assert _count(db_path) == 0 and _count(db_path, "journal") == 0 and _count(db_path, "plans") == 1
-    assert run("plan", "apply", str(plan["plan_id"]))[0] == 0
+    assert run("plan", "apply", str(plan["plan_id"]))[0] == 3  # applied; two of its items were refused
     code, out, _ = run("search", "green tea", "--json")
     hit = json.loads(out)["results"][0]
     assert hit["sources"] == ["mem0:m1"] and hit["scope"] == "user" and hit["created_at"] == "2024-07-20T08:21:41Z"

@@ -217,21 +217,14 @@ def plan_list(ctx: Context, args: argparse.Namespace) -> int:
 def plan_show(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         plan = memory.plan(args.id)
-    if args.json:
-        render.emit_json(serialize.plan(plan))
-    else:
-        render.plan_text(plan, dry_run=plan.status == "draft")
+    render.plan_or_json(plan, args.json, dry_run=plan.status == "draft")
     return 0
 
 
 def plan_apply(ctx: Context, args: argparse.Namespace) -> int:
     with ctx.open() as memory:
         plan = memory.apply_plan(args.id, args.only)
-    if args.json:
-        render.emit_json(serialize.plan(plan))
-    else:
-        render.plan_text(plan, dry_run=False)
-    return 0
+    return report_plan(plan, args.json, dry_run=False)
 
 
 def plan_discard(ctx: Context, args: argparse.Namespace) -> int:
