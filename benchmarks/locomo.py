@@ -18,6 +18,13 @@ pack run writes its remapped questions to a temporary folder).
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
                                 [--context-weight 0,0.2] [--budget 0,500]   (comma lists sweep)
                                 [--pack-chars 2500] [--combine mean,first,first+mean]
+                                [--folds 3] [--cache /tmp/recall]
+
+With ``--folds N`` the swept variants are chosen honestly: conversations are
+dealt into N folds; for each fold the variant with the best recall@5 on the
+other folds' conversations is scored on that fold's, and the held-out figure
+pools those scores (each question counts once). The in-sample figure (best
+variant on all six) and the current defaults are printed beside it, per category.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -129,12 +136,19 @@ def _build(turns: list[dict], path: Path, timings: dict[str, list[float]], embed
 
 
 def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
-         timings: dict[str, list[float]], embedder: Embedder) -> dict[str, list[str]]:
+         timings: dict[str, list[float]], embedder: Embedder,
+         vectors: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """Each question's ranked turn ids; with ``vectors`` (qid -> query vector) the query is not embedded
+    and nothing is written (no read counters), so a cached store stays as it was built."""
     ranked = {}
     with Memory(path, settings, clock=lambda: asked_at, actor="bench", embedder=embedder) as memory:
         for question in questions:
             started = time.perf_counter()
-            hits = memory.search(question["question"], top_k=top_k)
+            if vectors is None:
+                hits = memory.search(question["question"], top_k=top_k)
+            else:
+                hits = memory.search(question["question"], top_k=top_k, query_vector=vectors[question["qid"]],
+                                     count_access=False)
             timings["search_ms"].append((time.perf_counter() - started) * 1000)
             ranked[question["qid"]] = list(dict.fromkeys(s for h in hits for s in h.fact.sources))
     return ranked
@@ -166,36 +180,179 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
     return result
 
 
+def _build_all(turns: list[dict], folder: Path, timings: dict[str, list[float]],
+               embedder: Embedder) -> tuple[dict[str, Path], dict[str, float]]:
+    """Every conversation's store in ``folder``, built unless a finished one is there already.
+
+    A store counts as finished when its ``<conv>.json`` (the time questions are asked at) exists;
+    it is written after the store, which is built under a temporary name and then renamed.
+    """
+    by_conv: dict[str, list[dict]] = defaultdict(list)
+    for turn in turns:
+        by_conv[turn["conv_id"]].append(turn)
+    built, asked_at = {}, {}
+    for conv in sorted(by_conv):
+        path, marker = folder / f"{conv}.sqlite", folder / f"{conv}.json"
+        if not marker.is_file():
+            partial = folder / f"{conv}.partial.sqlite"
+            for leftover in folder.glob(f"{conv}.partial.sqlite*"):
+                leftover.unlink()
+            when = _build(by_conv[conv], partial, timings, embedder)
+            partial.replace(path)
+            marker.write_text(json.dumps({"asked_at": when}), encoding="utf-8")
+        built[conv], asked_at[conv] = path, json.loads(marker.read_text(encoding="utf-8"))["asked_at"]
+    return built, asked_at
+
+
+def _query_vectors(questions: list[dict], cache: Path, embedder: Embedder) -> dict[str, Any]:
+    """qid -> query vector, embedded once and kept in ``cache`` (one file per model)."""
+    import numpy as np
+
+    path = cache / f"queries-{embedder.model_id.replace('/', '_')}.npz"
+    if path.is_file():
+        stored = np.load(path)
+        if all(q["qid"] in stored.files for q in questions):
+            return {q["qid"]: stored[q["qid"]] for q in questions}
+    vectors = embedder.embed([q["question"] for q in questions])
+    found = {q["qid"]: np.asarray(v, np.float32) for q, v in zip(questions, vectors)}
+    np.savez(path, **found)
+    return found
+
+
+@dataclass
+class Prepared:
+    """The conversations' stores, built once, and what scoring a run of them needs."""
+    turns: list[dict]
+    questions: list[dict]
+    queries_path: Path  # the questions as scored (pack ids in a pack run)
+    built: dict[str, Path]
+    asked_at: dict[str, float]
+    build_timings: dict[str, list[float]]
+    folder: Path
+    vectors: dict[str, Any] | None = None
+
+    def run(self, settings: Settings, top_k: int, embedder: Embedder,
+            timings: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
+        """qid -> ranked ids over every conversation under ``settings``."""
+        timings = timings if timings is not None else defaultdict(list)
+        ranked: dict[str, list[str]] = {}
+        for conv, path in sorted(self.built.items()):
+            asked = [q for q in self.questions if q["conv_id"] == conv]
+            ranked.update(_ask(path, self.asked_at[conv], asked, settings, top_k, timings, embedder, self.vectors))
+        return ranked
+
+    def score(self, run: dict[str, list[str]], convs: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The data set's own scores of ``run``, over the questions of ``convs`` (all when None)."""
+        path = self.queries_path
+        if convs is not None:
+            path = self.folder / f"queries-{'-'.join(sorted(convs))}.jsonl"
+            if not path.is_file():
+                wanted = set(convs)
+                lines = self.queries_path.read_text(encoding="utf-8").splitlines()
+                path.write_text("".join(line + "\n" for line in lines if json.loads(line)["conv_id"] in wanted),
+                                encoding="utf-8")
+        return _scorer()(run, "turns", (1, 5, 10), queries_path=str(path))
+
+
+def prepare(pack_chars: int, folder: Path, embedder: Embedder, cache: Path | None = None) -> Prepared:
+    """Stores and questions for a run: in ``folder``, or reused from and kept in ``cache``.
+
+    A cache holds one folder of stores per text shape (``turns``, ``pack2500-mean``...) and the
+    query vectors; delete it after any change to how facts are absorbed or embedded.
+    """
+    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
+    queries_path = EVAL_DIR / "queries.jsonl"
+    if pack_chars:
+        turns, owner = pack_turns(turns, pack_chars)
+        queries_path = _packed_queries(questions, owner, folder)
+    stores = folder
+    if cache is not None:
+        shape = f"pack{pack_chars}-{getattr(embedder, 'combine', None) or 'mean'}" if pack_chars else "turns"
+        stores = cache / shape
+        stores.mkdir(parents=True, exist_ok=True)
+    build_timings: dict[str, list[float]] = defaultdict(list)
+    built, asked_at = _build_all(turns, stores, build_timings, embedder)
+    vectors = _query_vectors(questions, cache, embedder) if cache is not None else None
+    return Prepared(turns, questions, queries_path, built, asked_at, build_timings, folder, vectors)
+
+
 def evaluate_many(variants: list[Settings], top_k: int = 10, pack_chars: int = 0,
-                  embedder: Embedder | None = None) -> list[dict[str, Any]]:
+                  embedder: Embedder | None = None, cache: Path | None = None) -> list[dict[str, Any]]:
     """Build each conversation's memory once, then search it under every settings variant."""
     embedder = embedder or shared_embedder()
-    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
     results = []
     with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
-        scoring: dict[str, Any] = {}
-        if pack_chars:
-            turns, owner = pack_turns(turns, pack_chars)
-            scoring["queries_path"] = str(_packed_queries(questions, owner, Path(folder)))
-        by_conv: dict[str, list[dict]] = defaultdict(list)
-        for turn in turns:
-            by_conv[turn["conv_id"]].append(turn)
-        build_timings: dict[str, list[float]] = defaultdict(list)
-        built = {conv: (Path(folder) / f"{conv}.sqlite") for conv in by_conv}
-        asked_at = {conv: _build(by_conv[conv], path, build_timings, embedder) for conv, path in sorted(built.items())}
+        prepared = prepare(pack_chars, Path(folder), embedder, cache)
         for settings in variants:
-            timings = defaultdict(list, build_timings)
-            run: dict[str, list[str]] = {}
-            for conv, path in sorted(built.items()):
-                asked = [q for q in questions if q["conv_id"] == conv]
-                run.update(_ask(path, asked_at[conv], asked, settings, top_k, timings, embedder))
-            result = _summary(_scorer()(run, "turns", (1, 5, 10), **scoring), settings, timings)
-            lengths = sorted(len(t["text"]) for t in turns)
-            result.update(turns=len(turns), questions=len(questions), pack_chars=pack_chars,
+            timings = defaultdict(list, prepared.build_timings)
+            run = prepared.run(settings, top_k, embedder, timings)
+            result = _summary(prepared.score(run), settings, timings)
+            lengths = sorted(len(t["text"]) for t in prepared.turns)
+            result.update(turns=len(prepared.turns), questions=len(prepared.questions), pack_chars=pack_chars,
                           text_chars_min_median_max=(lengths[0], lengths[len(lengths) // 2], lengths[-1]),
                           combine=getattr(embedder, "combine", None))
             results.append(result)
     return results
+
+
+def fold_split(convs: list[str], folds: int) -> list[tuple[str, ...]]:
+    """Held-out conversations per fold: the sorted ids dealt round-robin (6 ids, 3 folds: 2 each)."""
+    ordered = sorted(convs)
+    return [tuple(ordered[k::folds]) for k in range(folds)]
+
+
+def cross_validate(prepared: Prepared, runs: dict[str, dict[str, list[str]]], baseline: str,
+                   folds: int) -> dict[str, Any]:
+    """Choose a variant on the training conversations of each fold, score it on the held-out ones.
+
+    ``runs`` maps a variant's label to its run over every conversation (a variant is chosen by
+    recall@5 on the training questions, ties to the earlier label). The held-out figure pools the
+    questions of every fold's held-out conversations, each scored under the variant its fold chose,
+    so every question counts once and never under a choice it took part in. The in-sample figure
+    is the variant best on all conversations, scored on them: an upper bound, not a forecast.
+    """
+    labels = list(runs)
+    convs = sorted(prepared.built)
+
+    def recall(run: dict[str, list[str]], on: tuple[str, ...]) -> float:
+        return prepared.score(run, on)["ALL"]["recall@5"]
+
+    per_fold, pooled = [], {}
+    for held in fold_split(convs, folds):
+        train = tuple(c for c in convs if c not in held)
+        chosen = max(labels, key=lambda label: (recall(runs[label], train), -labels.index(label)))
+        per_fold.append({"held_out": held, "chosen": chosen, "train_recall@5": recall(runs[chosen], train),
+                         "held_out_recall@5": recall(runs[chosen], held),
+                         "baseline_held_out_recall@5": recall(runs[baseline], held)})
+        pooled.update({qid: ranked for qid, ranked in runs[chosen].items() if qid.split(":")[0] in held})
+    best = max(labels, key=lambda label: (recall(runs[label], tuple(convs)), -labels.index(label)))
+    return {"folds": per_fold, "baseline": baseline, "in_sample_choice": best,
+            "scores": {"baseline": prepared.score(runs[baseline]), "held_out": prepared.score(pooled),
+                       "in_sample": prepared.score(runs[best])}}
+
+
+def fold_rows(report: dict[str, Any]) -> list[str]:
+    """The cross-validation as printable lines: each fold's choice, then recall@5 per category."""
+    lines = [f"  fold held out {'+'.join(f['held_out'])}: chose {f['chosen']}; train {f['train_recall@5']}, "
+             f"held out {f['held_out_recall@5']} (baseline {f['baseline_held_out_recall@5']})"
+             for f in report["folds"]]
+    lines.append(f"  in-sample choice: {report['in_sample_choice']}")
+    scores = report["scores"]
+    lines.append(f"  {'recall@5':<14}{'n':>6}{'baseline':>10}{'held-out':>10}{'in-sample':>11}")
+    for cat in sorted(k for k in scores["baseline"] if k not in ("ALL", "n_skipped")) + ["ALL"]:
+        row = [scores[name][cat]["recall@5"] for name in ("baseline", "held_out", "in_sample")]
+        lines.append(f"  {cat:<14}{scores['baseline'][cat]['n']:>6}" + "".join(f"{v:>10}" for v in row[:2])
+                     + f"{row[2]:>11}")
+    return lines
+
+
+def variant_label(settings: Settings) -> str:
+    """The settings that differ from the defaults, e.g. ``context_weight=0.3`` (``defaults`` if none)."""
+    default, memory = Settings().memory, settings.memory
+    changed = [f"{name}={getattr(memory, name)}" for name in
+               ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
+                "text_match_budget") if getattr(memory, name) != getattr(default, name)]
+    return ",".join(changed) or "defaults"
 
 
 def evaluate(settings: Settings | None = None, top_k: int = 10) -> dict[str, Any]:
@@ -221,6 +378,11 @@ def main() -> None:
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--pack-chars", type=int, default=0,
                         help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="cross-validate by conversation: choose among the swept variants on the others, "
+                             "report recall@5 on each fold's held-out conversations (3: two held out per fold)")
+    parser.add_argument("--cache", default="",
+                        help="folder to keep the built stores and query vectors in and reuse (e.g. /tmp/recall)")
     parser.add_argument("--combine", default="mean",
                         help=f"comma list of how a long text's windows make its vector: {', '.join(COMBINE)}")
     args = parser.parse_args()
@@ -233,14 +395,32 @@ def main() -> None:
                                                    text_match_budget=int(b)))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
                 for c in args.context_weight for b in args.budget]
+    cache = Path(args.cache) if args.cache else None
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
-        for result in evaluate_many(variants, args.top_k, args.pack_chars, embedder):
+        if args.folds:
+            _print_folds(variants, args.folds, args.top_k, args.pack_chars, embedder, cache)
+            continue
+        for result in evaluate_many(variants, args.top_k, args.pack_chars, embedder, cache):
             print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": args.pack_chars,
                               "facts": result["turns"], "chars_min_median_max": result["text_chars_min_median_max"]}))
             for label, value in result["summary_rows"]:
                 print(f"  {label:<55} {value}")
 
+
+def _print_folds(variants: list[Settings], folds: int, top_k: int, pack_chars: int, embedder: Embedder,
+                 cache: Path | None) -> None:
+    """``--folds``: every variant searched once, then chosen per fold on its training conversations."""
+    if Settings() not in variants:
+        variants = [Settings(), *variants]
+    with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
+        prepared = prepare(pack_chars, Path(folder), embedder, cache)
+        runs = {variant_label(v): prepared.run(v, top_k, embedder) for v in variants}
+        report = cross_validate(prepared, runs, "defaults", folds)
+    print(json.dumps({"folds": folds, "pack_chars": pack_chars, "combine": getattr(embedder, "combine", None),
+                      "variants": len(runs)}))
+    for line in fold_rows(report):
+        print(line)
 
 if __name__ == "__main__":
     main()
