@@ -60,6 +60,10 @@ class MemorySettings:
     # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
     # conversations gain); 0.2 keeps an unrelated neighbour of a strong hit below a real match.
     context_weight: float = 0.2
+    # A query's BM25 part is (bm25 / the best match's bm25) ** bm25_power (engine/search/hybrid.py):
+    # 1 is plain max-normalisation; above 1 a fact matching only a query's weaker words keeps less
+    # of the 0.3, while the best match still gets all of it.
+    bm25_power: float = 1.0
     rerank: bool = False
     reinforce_gain: float = 0.3
     confidence_cap: float = 0.99
@@ -134,6 +138,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),
+    ("memory", "bm25_power"): (0.1, 10.0),
     ("memory", "text_match_budget"): (0, 1_000_000_000),
     ("memory", "min_text_chars"): (0, 1_000_000),
     ("memory", "max_text_chars"): (1, 1_000_000),
