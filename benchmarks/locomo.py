@@ -16,7 +16,7 @@ The data is read from ``../shared/eval/locomo/`` and never copied here (a
 pack run writes its remapped questions to a temporary folder).
 
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
-                                [--context-weight 0,0.2] [--budget 0,500]   (comma lists sweep)
+                                [--context-weight 0,0.2] [--budget 0,500] [--bm25-power 1,2]  (comma lists sweep)
                                 [--pack-chars 2500] [--combine mean,first,first+mean]
                                 [--folds 3] [--cache /tmp/recall]
 
@@ -164,7 +164,8 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "candidate_pool": settings.memory.candidate_pool,
                      "cosine_weight": settings.memory.cosine_weight,
                      "context_weight": settings.memory.context_weight,
-                     "text_match_budget": settings.memory.text_match_budget},
+                     "text_match_budget": settings.memory.text_match_budget,
+                     "bm25_power": settings.memory.bm25_power},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
         "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3),
         "search_ms_p50": round(statistics.median(search_ms), 3),
@@ -260,6 +261,7 @@ def prepare(pack_chars: int, folder: Path, embedder: Embedder, cache: Path | Non
     A cache holds one folder of stores per text shape (``turns``, ``pack2500-mean``...) and the
     query vectors; delete it after any change to how facts are absorbed or embedded.
     """
+    folder.mkdir(parents=True, exist_ok=True)
     turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
     queries_path = EVAL_DIR / "queries.jsonl"
     if pack_chars:
@@ -301,34 +303,47 @@ def fold_split(convs: list[str], folds: int) -> list[tuple[str, ...]]:
     return [tuple(ordered[k::folds]) for k in range(folds)]
 
 
-def cross_validate(prepared: Prepared, runs: dict[str, dict[str, list[str]]], baseline: str,
-                   folds: int) -> dict[str, Any]:
+def cross_validate(prepared: list[Prepared], runs: list[dict[str, dict[str, list[str]]]], baseline: str,
+                   folds: int) -> list[dict[str, Any]]:
     """Choose a variant on the training conversations of each fold, score it on the held-out ones.
 
-    ``runs`` maps a variant's label to its run over every conversation (a variant is chosen by
-    recall@5 on the training questions, ties to the earlier label). The held-out figure pools the
-    questions of every fold's held-out conversations, each scored under the variant its fold chose,
-    so every question counts once and never under a choice it took part in. The in-sample figure
-    is the variant best on all conversations, scored on them: an upper bound, not a forecast.
+    ``prepared[m]`` is one text shape (turns, packs) and ``runs[m]`` maps each variant's label to
+    its run over every conversation in it. A fold's variant is the one with the best recall@5 on
+    its training questions, averaged over the shapes (ties to the earlier label), among those
+    that lower no shape's training recall@5 below the ``baseline``'s (the rule a change ships
+    by), so one setting is chosen for all of them. The held-out figure pools the questions of every fold's held-out
+    conversations, each scored under the variant its fold chose, so every question counts once
+    and never under a choice it took part in. The in-sample figure is the variant best on all
+    conversations, scored on them: an upper bound, not a forecast. One report per shape.
     """
-    labels = list(runs)
-    convs = sorted(prepared.built)
+    labels = list(runs[0])
+    convs = sorted(prepared[0].built)
 
-    def recall(run: dict[str, list[str]], on: tuple[str, ...]) -> float:
-        return prepared.score(run, on)["ALL"]["recall@5"]
+    def recall(label: str, on: tuple[str, ...]) -> float:
+        return statistics.mean(p.score(r[label], on)["ALL"]["recall@5"] for p, r in zip(prepared, runs))
 
-    per_fold, pooled = [], {}
-    for held in fold_split(convs, folds):
-        train = tuple(c for c in convs if c not in held)
-        chosen = max(labels, key=lambda label: (recall(runs[label], train), -labels.index(label)))
-        per_fold.append({"held_out": held, "chosen": chosen, "train_recall@5": recall(runs[chosen], train),
-                         "held_out_recall@5": recall(runs[chosen], held),
-                         "baseline_held_out_recall@5": recall(runs[baseline], held)})
-        pooled.update({qid: ranked for qid, ranked in runs[chosen].items() if qid.split(":")[0] in held})
-    best = max(labels, key=lambda label: (recall(runs[label], tuple(convs)), -labels.index(label)))
-    return {"folds": per_fold, "baseline": baseline, "in_sample_choice": best,
-            "scores": {"baseline": prepared.score(runs[baseline]), "held_out": prepared.score(pooled),
-                       "in_sample": prepared.score(runs[best])}}
+    def choose(on: tuple[str, ...]) -> str:
+        floor = [p.score(r[baseline], on)["ALL"]["recall@5"] for p, r in zip(prepared, runs)]
+        eligible = [label for label in labels
+                    if all(p.score(r[label], on)["ALL"]["recall@5"] >= f for p, r, f in zip(prepared, runs, floor))]
+        return max(eligible, key=lambda label: (recall(label, on), -labels.index(label)))
+
+    choices = [(held, choose(tuple(c for c in convs if c not in held))) for held in fold_split(convs, folds)]
+    best = choose(tuple(convs))
+    reports = []
+    for shape, shape_runs in zip(prepared, runs):
+        per_fold, pooled = [], {}
+        for held, chosen in choices:
+            train = tuple(c for c in convs if c not in held)
+            per_fold.append({"held_out": held, "chosen": chosen,
+                             "train_recall@5": shape.score(shape_runs[chosen], train)["ALL"]["recall@5"],
+                             "held_out_recall@5": shape.score(shape_runs[chosen], held)["ALL"]["recall@5"],
+                             "baseline_held_out_recall@5": shape.score(shape_runs[baseline], held)["ALL"]["recall@5"]})
+            pooled.update({q: ranked for q, ranked in shape_runs[chosen].items() if q.split(":")[0] in held})
+        reports.append({"folds": per_fold, "baseline": baseline, "in_sample_choice": best,
+                        "scores": {"baseline": shape.score(shape_runs[baseline]), "held_out": shape.score(pooled),
+                                   "in_sample": shape.score(shape_runs[best])}})
+    return reports
 
 
 def fold_rows(report: dict[str, Any]) -> list[str]:
@@ -351,7 +366,7 @@ def variant_label(settings: Settings) -> str:
     default, memory = Settings().memory, settings.memory
     changed = [f"{name}={getattr(memory, name)}" for name in
                ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
-                "text_match_budget") if getattr(memory, name) != getattr(default, name)]
+                "text_match_budget", "bm25_power") if getattr(memory, name) != getattr(default, name)]
     return ",".join(changed) or "defaults"
 
 
@@ -366,6 +381,15 @@ def _floats(text: str) -> list[float]:
     return [float(v) for v in text.split(",")]
 
 
+def _baseline(text: str, defaults: Any) -> Settings | None:
+    """``--baseline context_weight=0.2,bm25_power=1`` -> those [memory] settings over the defaults."""
+    if not text:
+        return None
+    pairs = dict(item.split("=", 1) for item in text.split(","))
+    return replace(Settings(), memory=replace(defaults, **{k: type(getattr(defaults, k))(float(v))
+                                                          for k, v in pairs.items()}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Settings().memory
@@ -375,14 +399,20 @@ def main() -> None:
     parser.add_argument("--cosine-weight", type=_floats, default=[defaults.cosine_weight])
     parser.add_argument("--context-weight", type=_floats, default=[defaults.context_weight])
     parser.add_argument("--budget", type=_floats, default=[defaults.text_match_budget], help="text_match_budget")
+    parser.add_argument("--bm25-power", type=_floats, default=[defaults.bm25_power],
+                        help="BM25 part = (bm25 / best) ** this")
     parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--pack-chars", type=int, default=0,
-                        help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns")
+    parser.add_argument("--pack-chars", type=lambda text: [int(v) for v in text.split(",")], default=[0],
+                        help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns; "
+                             "a comma list with --folds chooses one setting for all (e.g. 0,2500)")
     parser.add_argument("--folds", type=int, default=0,
                         help="cross-validate by conversation: choose among the swept variants on the others, "
                              "report recall@5 on each fold's held-out conversations (3: two held out per fold)")
     parser.add_argument("--cache", default="",
                         help="folder to keep the built stores and query vectors in and reuse (e.g. /tmp/recall)")
+    parser.add_argument("--baseline", default="",
+                        help="with --folds, the settings to compare with and not fall below, as name=value,... "
+                             "over [memory] (default: the current defaults)")
     parser.add_argument("--combine", default="mean",
                         help=f"comma list of how a long text's windows make its vector: {', '.join(COMBINE)}")
     args = parser.parse_args()
@@ -392,35 +422,38 @@ def main() -> None:
     variants = [replace(Settings(), memory=replace(defaults, freshness_floor=f, freshness_rate=r,
                                                    candidate_pool=int(p), cosine_weight=w,
                                                    bm25_weight=round(1 - w, 4), context_weight=c,
-                                                   text_match_budget=int(b)))
+                                                   text_match_budget=int(b), bm25_power=e))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
-                for c in args.context_weight for b in args.budget]
+                for c in args.context_weight for b in args.budget for e in args.bm25_power]
     cache = Path(args.cache) if args.cache else None
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
         if args.folds:
-            _print_folds(variants, args.folds, args.top_k, args.pack_chars, embedder, cache)
+            _print_folds(variants, args.folds, args.top_k, args.pack_chars, embedder, cache,
+                         _baseline(args.baseline, defaults))
             continue
-        for result in evaluate_many(variants, args.top_k, args.pack_chars, embedder, cache):
-            print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": args.pack_chars,
+        for result in (r for n in args.pack_chars for r in evaluate_many(variants, args.top_k, n, embedder, cache)):
+            print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": result["pack_chars"],
                               "facts": result["turns"], "chars_min_median_max": result["text_chars_min_median_max"]}))
             for label, value in result["summary_rows"]:
                 print(f"  {label:<55} {value}")
 
 
-def _print_folds(variants: list[Settings], folds: int, top_k: int, pack_chars: int, embedder: Embedder,
-                 cache: Path | None) -> None:
-    """``--folds``: every variant searched once, then chosen per fold on its training conversations."""
-    if Settings() not in variants:
-        variants = [Settings(), *variants]
+def _print_folds(variants: list[Settings], folds: int, top_k: int, pack_chars: list[int], embedder: Embedder,
+                 cache: Path | None, baseline: Settings | None = None) -> None:
+    """``--folds``: every variant searched once per text shape, then chosen per fold on its training
+    conversations (mean recall@5 over the shapes), and scored on its held-out ones."""
+    baseline = baseline or Settings()
+    variants = [baseline, *(v for v in variants if v != baseline)]
     with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
-        prepared = prepare(pack_chars, Path(folder), embedder, cache)
-        runs = {variant_label(v): prepared.run(v, top_k, embedder) for v in variants}
-        report = cross_validate(prepared, runs, "defaults", folds)
-    print(json.dumps({"folds": folds, "pack_chars": pack_chars, "combine": getattr(embedder, "combine", None),
-                      "variants": len(runs)}))
-    for line in fold_rows(report):
-        print(line)
+        shapes = [prepare(n, Path(folder) / str(n), embedder, cache) for n in pack_chars]
+        runs = [{variant_label(v): shape.run(v, top_k, embedder) for v in variants} for shape in shapes]
+        reports = cross_validate(shapes, runs, variant_label(baseline), folds)
+    for n, report in zip(pack_chars, reports):
+        print(json.dumps({"folds": folds, "pack_chars": n, "combine": getattr(embedder, "combine", None),
+                          "variants": len(variants), "chosen_over_pack_chars": pack_chars}))
+        for line in fold_rows(report):
+            print(line)
 
 if __name__ == "__main__":
     main()
