@@ -167,7 +167,8 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "text_match_budget": settings.memory.text_match_budget,
                      "bm25_power": settings.memory.bm25_power},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
-        "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3),
+        "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3)
+        if timings["absorb_ms_per_turn"] else None,  # None: stores cached before their timings were kept
         "search_ms_p50": round(statistics.median(search_ms), 3),
         "search_ms_p95": round(search_ms[int(0.95 * (len(search_ms) - 1))], 3),
     }
@@ -198,10 +199,14 @@ def _build_all(turns: list[dict], folder: Path, timings: dict[str, list[float]],
             partial = folder / f"{conv}.partial.sqlite"
             for leftover in folder.glob(f"{conv}.partial.sqlite*"):
                 leftover.unlink()
-            when = _build(by_conv[conv], partial, timings, embedder)
+            own: dict[str, list[float]] = defaultdict(list)
+            when = _build(by_conv[conv], partial, own, embedder)
             partial.replace(path)
-            marker.write_text(json.dumps({"asked_at": when}), encoding="utf-8")
-        built[conv], asked_at[conv] = path, json.loads(marker.read_text(encoding="utf-8"))["asked_at"]
+            marker.write_text(json.dumps({"asked_at": when, "absorb_ms_per_turn": own["absorb_ms_per_turn"]}),
+                              encoding="utf-8")
+        done = json.loads(marker.read_text(encoding="utf-8"))
+        built[conv], asked_at[conv] = path, done["asked_at"]
+        timings["absorb_ms_per_turn"].extend(done.get("absorb_ms_per_turn", []))  # as measured when built
     return built, asked_at
 
 
