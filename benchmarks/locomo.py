@@ -16,8 +16,15 @@ The data is read from ``../shared/eval/locomo/`` and never copied here (a
 pack run writes its remapped questions to a temporary folder).
 
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
-                                [--context-weight 0,0.2] [--budget 0,500]   (comma lists sweep)
+                                [--context-weight 0,0.2] [--budget 0,500] [--bm25-power 1,2]  (comma lists sweep)
                                 [--pack-chars 2500] [--combine mean,first,first+mean]
+                                [--folds 3] [--cache /tmp/recall]
+
+With ``--folds N`` the swept variants are chosen honestly: conversations are
+dealt into N folds; for each fold the variant with the best recall@5 on the
+other folds' conversations is scored on that fold's, and the held-out figure
+pools those scores (each question counts once). The in-sample figure (best
+variant on all six) and the current defaults are printed beside it, per category.
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ import statistics
 import tempfile
 import time
 from collections import defaultdict
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -129,12 +136,19 @@ def _build(turns: list[dict], path: Path, timings: dict[str, list[float]], embed
 
 
 def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
-         timings: dict[str, list[float]], embedder: Embedder) -> dict[str, list[str]]:
+         timings: dict[str, list[float]], embedder: Embedder,
+         vectors: dict[str, Any] | None = None) -> dict[str, list[str]]:
+    """Each question's ranked turn ids; with ``vectors`` (qid -> query vector) the query is not embedded
+    and nothing is written (no read counters), so a cached store stays as it was built."""
     ranked = {}
     with Memory(path, settings, clock=lambda: asked_at, actor="bench", embedder=embedder) as memory:
         for question in questions:
             started = time.perf_counter()
-            hits = memory.search(question["question"], top_k=top_k)
+            if vectors is None:
+                hits = memory.search(question["question"], top_k=top_k)
+            else:
+                hits = memory.search(question["question"], top_k=top_k, query_vector=vectors[question["qid"]],
+                                     count_access=False)
             timings["search_ms"].append((time.perf_counter() - started) * 1000)
             ranked[question["qid"]] = list(dict.fromkeys(s for h in hits for s in h.fact.sources))
     return ranked
@@ -150,9 +164,11 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "candidate_pool": settings.memory.candidate_pool,
                      "cosine_weight": settings.memory.cosine_weight,
                      "context_weight": settings.memory.context_weight,
-                     "text_match_budget": settings.memory.text_match_budget},
+                     "text_match_budget": settings.memory.text_match_budget,
+                     "bm25_power": settings.memory.bm25_power},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
-        "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3),
+        "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3)
+        if timings["absorb_ms_per_turn"] else None,  # None: stores cached before their timings were kept
         "search_ms_p50": round(statistics.median(search_ms), 3),
         "search_ms_p95": round(search_ms[int(0.95 * (len(search_ms) - 1))], 3),
     }
@@ -166,36 +182,197 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
     return result
 
 
+def _build_all(turns: list[dict], folder: Path, timings: dict[str, list[float]],
+               embedder: Embedder) -> tuple[dict[str, Path], dict[str, float]]:
+    """Every conversation's store in ``folder``, built unless a finished one is there already.
+
+    A store counts as finished when its ``<conv>.json`` (the time questions are asked at) exists;
+    it is written after the store, which is built under a temporary name and then renamed.
+    """
+    by_conv: dict[str, list[dict]] = defaultdict(list)
+    for turn in turns:
+        by_conv[turn["conv_id"]].append(turn)
+    built, asked_at = {}, {}
+    for conv in sorted(by_conv):
+        path, marker = folder / f"{conv}.sqlite", folder / f"{conv}.json"
+        if not marker.is_file():
+            partial = folder / f"{conv}.partial.sqlite"
+            for leftover in folder.glob(f"{conv}.partial.sqlite*"):
+                leftover.unlink()
+            own: dict[str, list[float]] = defaultdict(list)
+            when = _build(by_conv[conv], partial, own, embedder)
+            partial.replace(path)
+            marker.write_text(json.dumps({"asked_at": when, "absorb_ms_per_turn": own["absorb_ms_per_turn"]}),
+                              encoding="utf-8")
+        done = json.loads(marker.read_text(encoding="utf-8"))
+        built[conv], asked_at[conv] = path, done["asked_at"]
+        timings["absorb_ms_per_turn"].extend(done.get("absorb_ms_per_turn", []))  # as measured when built
+    return built, asked_at
+
+
+def _query_vectors(questions: list[dict], cache: Path, embedder: Embedder) -> dict[str, Any]:
+    """qid -> query vector, embedded once and kept in ``cache`` (one file per model)."""
+    import numpy as np
+
+    path = cache / f"queries-{embedder.model_id.replace('/', '_')}.npz"
+    if path.is_file():
+        stored = np.load(path)
+        if all(q["qid"] in stored.files for q in questions):
+            return {q["qid"]: stored[q["qid"]] for q in questions}
+    vectors = embedder.embed([q["question"] for q in questions])
+    found = {q["qid"]: np.asarray(v, np.float32) for q, v in zip(questions, vectors)}
+    np.savez(path, **found)
+    return found
+
+
+@dataclass
+class Prepared:
+    """The conversations' stores, built once, and what scoring a run of them needs."""
+    turns: list[dict]
+    questions: list[dict]
+    queries_path: Path  # the questions as scored (pack ids in a pack run)
+    built: dict[str, Path]
+    asked_at: dict[str, float]
+    build_timings: dict[str, list[float]]
+    folder: Path
+    vectors: dict[str, Any] | None = None
+
+    def run(self, settings: Settings, top_k: int, embedder: Embedder,
+            timings: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
+        """qid -> ranked ids over every conversation under ``settings``."""
+        timings = timings if timings is not None else defaultdict(list)
+        ranked: dict[str, list[str]] = {}
+        for conv, path in sorted(self.built.items()):
+            asked = [q for q in self.questions if q["conv_id"] == conv]
+            ranked.update(_ask(path, self.asked_at[conv], asked, settings, top_k, timings, embedder, self.vectors))
+        return ranked
+
+    def score(self, run: dict[str, list[str]], convs: tuple[str, ...] | None = None) -> dict[str, Any]:
+        """The data set's own scores of ``run``, over the questions of ``convs`` (all when None)."""
+        path = self.queries_path
+        if convs is not None:
+            path = self.folder / f"queries-{'-'.join(sorted(convs))}.jsonl"
+            if not path.is_file():
+                wanted = set(convs)
+                lines = self.queries_path.read_text(encoding="utf-8").splitlines()
+                path.write_text("".join(line + "\n" for line in lines if json.loads(line)["conv_id"] in wanted),
+                                encoding="utf-8")
+        return _scorer()(run, "turns", (1, 5, 10), queries_path=str(path))
+
+
+def prepare(pack_chars: int, folder: Path, embedder: Embedder, cache: Path | None = None) -> Prepared:
+    """Stores and questions for a run: in ``folder``, or reused from and kept in ``cache``.
+
+    A cache holds one folder of stores per text shape (``turns``, ``pack2500-mean``...) and the
+    query vectors; delete it after any change to how facts are absorbed or embedded.
+    """
+    folder.mkdir(parents=True, exist_ok=True)
+    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
+    queries_path = EVAL_DIR / "queries.jsonl"
+    if pack_chars:
+        turns, owner = pack_turns(turns, pack_chars)
+        queries_path = _packed_queries(questions, owner, folder)
+    stores = folder
+    if cache is not None:
+        shape = f"pack{pack_chars}-{getattr(embedder, 'combine', None) or 'mean'}" if pack_chars else "turns"
+        stores = cache / shape
+        stores.mkdir(parents=True, exist_ok=True)
+    build_timings: dict[str, list[float]] = defaultdict(list)
+    built, asked_at = _build_all(turns, stores, build_timings, embedder)
+    vectors = _query_vectors(questions, cache, embedder) if cache is not None else None
+    return Prepared(turns, questions, queries_path, built, asked_at, build_timings, folder, vectors)
+
+
 def evaluate_many(variants: list[Settings], top_k: int = 10, pack_chars: int = 0,
-                  embedder: Embedder | None = None) -> list[dict[str, Any]]:
+                  embedder: Embedder | None = None, cache: Path | None = None) -> list[dict[str, Any]]:
     """Build each conversation's memory once, then search it under every settings variant."""
     embedder = embedder or shared_embedder()
-    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
     results = []
     with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
-        scoring: dict[str, Any] = {}
-        if pack_chars:
-            turns, owner = pack_turns(turns, pack_chars)
-            scoring["queries_path"] = str(_packed_queries(questions, owner, Path(folder)))
-        by_conv: dict[str, list[dict]] = defaultdict(list)
-        for turn in turns:
-            by_conv[turn["conv_id"]].append(turn)
-        build_timings: dict[str, list[float]] = defaultdict(list)
-        built = {conv: (Path(folder) / f"{conv}.sqlite") for conv in by_conv}
-        asked_at = {conv: _build(by_conv[conv], path, build_timings, embedder) for conv, path in sorted(built.items())}
+        prepared = prepare(pack_chars, Path(folder), embedder, cache)
         for settings in variants:
-            timings = defaultdict(list, build_timings)
-            run: dict[str, list[str]] = {}
-            for conv, path in sorted(built.items()):
-                asked = [q for q in questions if q["conv_id"] == conv]
-                run.update(_ask(path, asked_at[conv], asked, settings, top_k, timings, embedder))
-            result = _summary(_scorer()(run, "turns", (1, 5, 10), **scoring), settings, timings)
-            lengths = sorted(len(t["text"]) for t in turns)
-            result.update(turns=len(turns), questions=len(questions), pack_chars=pack_chars,
+            timings = defaultdict(list, prepared.build_timings)
+            run = prepared.run(settings, top_k, embedder, timings)
+            result = _summary(prepared.score(run), settings, timings)
+            lengths = sorted(len(t["text"]) for t in prepared.turns)
+            result.update(turns=len(prepared.turns), questions=len(prepared.questions), pack_chars=pack_chars,
                           text_chars_min_median_max=(lengths[0], lengths[len(lengths) // 2], lengths[-1]),
                           combine=getattr(embedder, "combine", None))
             results.append(result)
     return results
+
+
+def fold_split(convs: list[str], folds: int) -> list[tuple[str, ...]]:
+    """Held-out conversations per fold: the sorted ids dealt round-robin (6 ids, 3 folds: 2 each)."""
+    ordered = sorted(convs)
+    return [tuple(ordered[k::folds]) for k in range(folds)]
+
+
+def cross_validate(prepared: list[Prepared], runs: list[dict[str, dict[str, list[str]]]], baseline: str,
+                   folds: int) -> list[dict[str, Any]]:
+    """Choose a variant on the training conversations of each fold, score it on the held-out ones.
+
+    ``prepared[m]`` is one text shape (turns, packs) and ``runs[m]`` maps each variant's label to
+    its run over every conversation in it. A fold's variant is the one with the best recall@5 on
+    its training questions, averaged over the shapes (ties to the earlier label), among those
+    that lower no shape's training recall@5 below the ``baseline``'s (the rule a change ships
+    by), so one setting is chosen for all of them. The held-out figure pools the questions of every fold's held-out
+    conversations, each scored under the variant its fold chose, so every question counts once
+    and never under a choice it took part in. The in-sample figure is the variant best on all
+    conversations, scored on them: an upper bound, not a forecast. One report per shape.
+    """
+    labels = list(runs[0])
+    convs = sorted(prepared[0].built)
+
+    def recall(label: str, on: tuple[str, ...]) -> float:
+        return statistics.mean(p.score(r[label], on)["ALL"]["recall@5"] for p, r in zip(prepared, runs))
+
+    def choose(on: tuple[str, ...]) -> str:
+        floor = [p.score(r[baseline], on)["ALL"]["recall@5"] for p, r in zip(prepared, runs)]
+        eligible = [label for label in labels
+                    if all(p.score(r[label], on)["ALL"]["recall@5"] >= f for p, r, f in zip(prepared, runs, floor))]
+        return max(eligible, key=lambda label: (recall(label, on), -labels.index(label)))
+
+    choices = [(held, choose(tuple(c for c in convs if c not in held))) for held in fold_split(convs, folds)]
+    best = choose(tuple(convs))
+    reports = []
+    for shape, shape_runs in zip(prepared, runs):
+        per_fold, pooled = [], {}
+        for held, chosen in choices:
+            train = tuple(c for c in convs if c not in held)
+            per_fold.append({"held_out": held, "chosen": chosen,
+                             "train_recall@5": shape.score(shape_runs[chosen], train)["ALL"]["recall@5"],
+                             "held_out_recall@5": shape.score(shape_runs[chosen], held)["ALL"]["recall@5"],
+                             "baseline_held_out_recall@5": shape.score(shape_runs[baseline], held)["ALL"]["recall@5"]})
+            pooled.update({q: ranked for q, ranked in shape_runs[chosen].items() if q.split(":")[0] in held})
+        reports.append({"folds": per_fold, "baseline": baseline, "in_sample_choice": best,
+                        "scores": {"baseline": shape.score(shape_runs[baseline]), "held_out": shape.score(pooled),
+                                   "in_sample": shape.score(shape_runs[best])}})
+    return reports
+
+
+def fold_rows(report: dict[str, Any]) -> list[str]:
+    """The cross-validation as printable lines: each fold's choice, then recall@5 per category."""
+    lines = [f"  fold held out {'+'.join(f['held_out'])}: chose {f['chosen']}; train {f['train_recall@5']}, "
+             f"held out {f['held_out_recall@5']} (baseline {f['baseline_held_out_recall@5']})"
+             for f in report["folds"]]
+    lines.append(f"  in-sample choice: {report['in_sample_choice']}")
+    scores = report["scores"]
+    lines.append(f"  {'recall@5':<14}{'n':>6}{'baseline':>10}{'held-out':>10}{'in-sample':>11}")
+    for cat in sorted(k for k in scores["baseline"] if k not in ("ALL", "n_skipped")) + ["ALL"]:
+        row = [scores[name][cat]["recall@5"] for name in ("baseline", "held_out", "in_sample")]
+        lines.append(f"  {cat:<14}{scores['baseline'][cat]['n']:>6}" + "".join(f"{v:>10}" for v in row[:2])
+                     + f"{row[2]:>11}")
+    return lines
+
+
+def variant_label(settings: Settings) -> str:
+    """The settings that differ from the defaults, e.g. ``context_weight=0.3`` (``defaults`` if none)."""
+    default, memory = Settings().memory, settings.memory
+    changed = [f"{name}={getattr(memory, name)}" for name in
+               ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
+                "text_match_budget", "bm25_power") if getattr(memory, name) != getattr(default, name)]
+    return ",".join(changed) or "defaults"
 
 
 def evaluate(settings: Settings | None = None, top_k: int = 10) -> dict[str, Any]:
@@ -209,6 +386,15 @@ def _floats(text: str) -> list[float]:
     return [float(v) for v in text.split(",")]
 
 
+def _baseline(text: str, defaults: Any) -> Settings | None:
+    """``--baseline context_weight=0.2,bm25_power=1`` -> those [memory] settings over the defaults."""
+    if not text:
+        return None
+    pairs = dict(item.split("=", 1) for item in text.split(","))
+    return replace(Settings(), memory=replace(defaults, **{k: type(getattr(defaults, k))(float(v))
+                                                          for k, v in pairs.items()}))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     defaults = Settings().memory
@@ -218,9 +404,20 @@ def main() -> None:
     parser.add_argument("--cosine-weight", type=_floats, default=[defaults.cosine_weight])
     parser.add_argument("--context-weight", type=_floats, default=[defaults.context_weight])
     parser.add_argument("--budget", type=_floats, default=[defaults.text_match_budget], help="text_match_budget")
+    parser.add_argument("--bm25-power", type=_floats, default=[defaults.bm25_power],
+                        help="BM25 part = (bm25 / best) ** this")
     parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--pack-chars", type=int, default=0,
-                        help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns")
+    parser.add_argument("--pack-chars", type=lambda text: [int(v) for v in text.split(",")], default=[0],
+                        help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns; "
+                             "a comma list with --folds chooses one setting for all (e.g. 0,2500)")
+    parser.add_argument("--folds", type=int, default=0,
+                        help="cross-validate by conversation: choose among the swept variants on the others, "
+                             "report recall@5 on each fold's held-out conversations (3: two held out per fold)")
+    parser.add_argument("--cache", default="",
+                        help="folder to keep the built stores and query vectors in and reuse (e.g. /tmp/recall)")
+    parser.add_argument("--baseline", default="",
+                        help="with --folds, the settings to compare with and not fall below, as name=value,... "
+                             "over [memory] (default: the current defaults)")
     parser.add_argument("--combine", default="mean",
                         help=f"comma list of how a long text's windows make its vector: {', '.join(COMBINE)}")
     args = parser.parse_args()
@@ -230,17 +427,38 @@ def main() -> None:
     variants = [replace(Settings(), memory=replace(defaults, freshness_floor=f, freshness_rate=r,
                                                    candidate_pool=int(p), cosine_weight=w,
                                                    bm25_weight=round(1 - w, 4), context_weight=c,
-                                                   text_match_budget=int(b)))
+                                                   text_match_budget=int(b), bm25_power=e))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
-                for c in args.context_weight for b in args.budget]
+                for c in args.context_weight for b in args.budget for e in args.bm25_power]
+    cache = Path(args.cache) if args.cache else None
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
-        for result in evaluate_many(variants, args.top_k, args.pack_chars, embedder):
-            print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": args.pack_chars,
+        if args.folds:
+            _print_folds(variants, args.folds, args.top_k, args.pack_chars, embedder, cache,
+                         _baseline(args.baseline, defaults))
+            continue
+        for result in (r for n in args.pack_chars for r in evaluate_many(variants, args.top_k, n, embedder, cache)):
+            print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": result["pack_chars"],
                               "facts": result["turns"], "chars_min_median_max": result["text_chars_min_median_max"]}))
             for label, value in result["summary_rows"]:
                 print(f"  {label:<55} {value}")
 
+
+def _print_folds(variants: list[Settings], folds: int, top_k: int, pack_chars: list[int], embedder: Embedder,
+                 cache: Path | None, baseline: Settings | None = None) -> None:
+    """``--folds``: every variant searched once per text shape, then chosen per fold on its training
+    conversations (mean recall@5 over the shapes), and scored on its held-out ones."""
+    baseline = baseline or Settings()
+    variants = [baseline, *(v for v in variants if v != baseline)]
+    with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
+        shapes = [prepare(n, Path(folder) / str(n), embedder, cache) for n in pack_chars]
+        runs = [{variant_label(v): shape.run(v, top_k, embedder) for v in variants} for shape in shapes]
+        reports = cross_validate(shapes, runs, variant_label(baseline), folds)
+    for n, report in zip(pack_chars, reports):
+        print(json.dumps({"folds": folds, "pack_chars": n, "combine": getattr(embedder, "combine", None),
+                          "variants": len(variants), "chosen_over_pack_chars": pack_chars}))
+        for line in fold_rows(report):
+            print(line)
 
 if __name__ == "__main__":
     main()

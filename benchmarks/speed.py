@@ -228,7 +228,7 @@ class Reference:
         self.after[np.asarray(pairs, int) - 1] = pairs
 
     def parts(self, query: str, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """(cosine, max-normalised BM25) of every active fact; BM25 is 0 where the text does not match."""
+        """(cosine, BM25 part as the engine normalises it) of every active fact; BM25 is 0 where the text does not match."""
         cosine = (self.matrix @ vector).astype(np.float64)
         text = np.zeros(len(self.ids))
         budget = self.limits.text_match_budget
@@ -241,7 +241,7 @@ class Reference:
             active = [(self.row_of[r[0]], -r[1]) for r in rows if r[0] in self.row_of]
             best = max((value for _, value in active), default=0.0)
             for row, value in active:
-                text[row] = value / best if best > 0 else 0.0
+                text[row] = (max(value, 0.0) / best) ** self.limits.bm25_power if best > 0 else 0.0
         return cosine, text
 
     def scores(self, cosine: np.ndarray, text: np.ndarray) -> np.ndarray:

@@ -1,5 +1,7 @@
 """Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
 
+``bm25_norm`` is per query: ``(bm25 / best match's bm25) ** bm25_power`` (``bm25_parts``).
+
 Without filters (or with only a confidence floor), every active fact is
 scored roughly, its cosine estimated from the index's sketch (exact for a
 shortlist of the nearest estimates), and the ``candidate_pool`` best and
@@ -97,18 +99,28 @@ class SearchFilters:
         return bool(self.scope or self.kind or self.tags) or bounded or not self.only_active
 
 
-def _normalised(rows: list[tuple[int, float]]) -> dict[int, float]:
-    """Fact id -> BM25 in 0..1 from (rowid, bm25()) rows sorted best first.
+def bm25_parts(text: np.ndarray, power: float) -> np.ndarray:
+    """BM25 parts in 0..1 from negated bm25() values, best first: ``(value / best) ** power``.
 
-    bm25() is negative and unbounded (lower is better): negate, then divide by
-    the best hit's value, so the best text match scores 1.0 and the others keep
-    their proportion to it (max-normalisation; min-max measured no better on
-    LoCoMo and pushes the weakest of a few good hits to zero).
+    bm25() is negative and unbounded (lower is better), and its scale depends on the
+    store and the query, so each query is normalised on its own: negated, divided by
+    the best hit's value (the best text match scores 1.0; min-max measured no better on
+    LoCoMo and pushes the weakest of a few good hits to zero), then raised to
+    ``bm25_power``. A power above 1 keeps the best matches near the top of the 0.3 and
+    gives less of it to facts that share only a query's weaker words.
     """
+    if not len(text) or text[0] <= 0:
+        return np.zeros(len(text))
+    parts = np.maximum(text, 0.0) / text[0]
+    return parts if power == 1 else parts ** power
+
+
+def _normalised(rows: list[tuple[int, float]], power: float = 1.0) -> dict[int, float]:
+    """Fact id -> BM25 part (``bm25_parts``) from (rowid, bm25()) rows sorted best first."""
     if not rows:
         return {}
-    best = -rows[0][1]
-    return {int(r[0]): (-r[1] / best if best > 0 else 0.0) for r in rows}
+    parts = bm25_parts(-np.asarray([r[1] for r in rows], np.float64), power)
+    return {int(r[0]): float(v) for r, v in zip(rows, parts)}
 
 
 # Per open memory (its index lives as long as it does): document frequencies of query terms.
@@ -219,7 +231,7 @@ class Searcher:
             return {}
         where, params = filters.sql()
         rows = fts_rows.ranked_matches_where(self.db, expression, where, params, self.limits.candidate_pool)
-        return _normalised(rows)
+        return _normalised(rows, self.limits.bm25_power)
 
     def _add_text_only_cosines(self, bm25: dict[int, float], cosine_of: dict[int, float], query_vector: np.ndarray) -> None:
         """Text matches outside the cosine pool still get their real cosine, not zero."""
@@ -259,8 +271,7 @@ class Searcher:
         rows = self.index.rows_or_missing(ids.astype(np.int64))
         active = rows >= 0
         rows, text = rows[active], -ranks[active]
-        parts = text / text[0] if len(text) and text[0] > 0 else np.zeros(len(text))
-        return TextMatches(rows, parts)
+        return TextMatches(rows, bm25_parts(text, self.limits.bm25_power))
 
     def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:
         """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows."""

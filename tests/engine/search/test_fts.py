@@ -44,3 +44,14 @@ def test_common_words_are_left_to_the_cosine_part(db_path, clock, embedder) -> N
         by_text = {h.fact.text: h for h in hits}
         assert by_text[facts[-1]].bm25 == 1.0
         assert all(by_text[t].bm25 == 0.0 for t in facts[:-1] if t in by_text)  # "kestrel" is in 6 > 3 facts
+
+
+def test_a_stemmed_query_finds_other_forms_of_its_words(memory: Memory) -> None:
+    """The full-text index stems (porter): "replica" finds "replicas", "deploying" finds "deployed"."""
+    memory.absorb(["The orders database runs three read replicas in Frankfurt.",
+                   "Ravi deployed the billing worker on Friday evening."])
+    replica = {h.fact.text: h.bm25 for h in memory.search("replica", top_k=2)}
+    assert replica["The orders database runs three read replicas in Frankfurt."] == 1.0
+    assert replica.get("Ravi deployed the billing worker on Friday evening.", 0.0) == 0.0
+    deploying = {h.fact.text: h.bm25 for h in memory.search("deploying", top_k=2)}
+    assert deploying["Ravi deployed the billing worker on Friday evening."] == 1.0

@@ -212,3 +212,30 @@ def test_a_small_pool_finds_the_same_top_k_as_scoring_every_fact(db_path, clock,
             assert [h.fact.id for h in small[query]] == [h.fact.id for h in every]
             assert [h.score for h in small[query]] == pytest.approx([h.score for h in every])
     assert all(len(found) == 5 for found in small.values())
+
+
+def test_bm25_part_is_the_share_of_the_best_match_raised_to_bm25_power() -> None:
+    from engine.search.hybrid import bm25_parts
+
+    values = np.array([8.0, 4.0, 2.0])
+    assert bm25_parts(values, 1.0) == pytest.approx([1.0, 0.5, 0.25])
+    assert bm25_parts(values, 2.0) == pytest.approx([1.0, 0.25, 0.0625])
+    assert bm25_parts(np.zeros(0), 2.0).shape == (0,)
+    assert bm25_parts(np.array([0.0, 0.0]), 2.0) == pytest.approx([0.0, 0.0])
+
+
+def test_search_reports_the_powered_bm25_part(db_path, clock, embedder) -> None:
+    scores = {}
+    for power in (1.0, 2.0):
+        settings = replace(Settings(), memory=replace(Settings().memory, bm25_power=power))
+        path = db_path.with_name(f"power-{power}.sqlite")
+        with Memory(path, settings, clock=clock, embedder=embedder) as memory:
+            memory.absorb(FACTS)
+            hits = memory.search("Ferrite Kafka consumer lag", top_k=5)
+            scores[power] = {h.fact.text: h.bm25 for h in hits}
+            for hit in hits:
+                base = (0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness
+                assert hit.score == pytest.approx(base + settings.memory.context_weight * hit.context)
+    assert max(scores[2.0].values()) == 1.0 and any(0 < part < 1 for part in scores[1.0].values())
+    for text, part in scores[1.0].items():
+        assert scores[2.0][text] == pytest.approx(part ** 2)
