@@ -26,7 +26,7 @@ import numpy as np
 
 from engine import Memory, Settings, fixed_clock
 from engine.models.embeddings import Embedder
-from engine.search.fts import TermCounts, match_expression
+from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
 from engine.store.records import content_hash
 
 from benchmarks.synthetic import NOW, Generator, LookupEmbedder
@@ -233,7 +233,7 @@ class Reference:
         text = np.zeros(len(self.ids))
         budget = self.limits.text_match_budget
         # The same query terms as the engine's (the rarest within the budget), counted here afresh.
-        expression = match_expression(query, TermCounts(budget + 1).bind(self.db), budget) if budget > 0 \
+        expression = match_expression(query, TermCounts(budget * RAREST_STRETCH + 1).bind(self.db), budget) if budget > 0 \
             else match_expression(query)
         if expression is not None:
             rows = self.db.execute("SELECT rowid, bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ?",

@@ -55,8 +55,15 @@ def adjacent_pairs(query: str) -> list[str]:
     return list(dict.fromkeys(pairs))[:MAX_TERMS]
 
 
+# When every part is over the budget, the rarest is still kept if it matches at most this many times
+# the budget: a one-word query ("replicas" in 285 facts of 10k) must keep a text part, or every hit
+# shows BM25 0.000; a word in thousands of facts (a stop word) adds time and no ranking.
+RAREST_STRETCH = 20
+
+
 def within_budget(parts: list[str], frequency: Callable[[str], int], budget: int) -> list[str]:
-    """The rarest parts whose document counts sum to at most ``budget``, in query order (maybe none)."""
+    """The rarest parts whose document counts sum to at most ``budget``, in query order; when none
+    fits, the rarest alone if it is within ``RAREST_STRETCH`` budgets (maybe none)."""
     by_rarity = sorted(range(len(parts)), key=lambda k: (frequency(parts[k]), k))
     kept, total = [], 0
     for k in by_rarity:
@@ -64,6 +71,8 @@ def within_budget(parts: list[str], frequency: Callable[[str], int], budget: int
         if total > budget:
             break
         kept.append(k)
+    if not kept and by_rarity and frequency(parts[by_rarity[0]]) <= budget * RAREST_STRETCH:
+        kept = [by_rarity[0]]
     return [parts[k] for k in sorted(kept)]
 
 
@@ -75,7 +84,7 @@ def match_expression(query: str, frequency: Callable[[str], int] | None = None, 
     fact that keeps the question's word order earns the extra BM25 weight
     (measured on LoCoMo: recall@5 +0.01). Given ``frequency`` (documents per
     word or phrase) and a positive ``budget``, only the parts ``within_budget``
-    are kept, and None is returned when even the rarest exceeds it.
+    are kept, and None is returned when even the rarest is too common for that.
     """
     parts = [*query_terms(query), *adjacent_pairs(query)]
     if parts and frequency is not None and budget > 0:

@@ -27,7 +27,7 @@ from engine.config import MemorySettings
 from engine.store.decay import age_days, decay_rate, effective_confidence, freshness
 from engine.vocabulary import KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
 from engine.errors import InvalidInput
-from engine.search.fts import TermCounts, match_expression
+from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
 from engine.store import fts_rows
 from engine.store.facts_read import ids_where
 from engine.store.records import Fact, fact_columns, load_facts
@@ -130,7 +130,7 @@ _TERM_COUNTS: weakref.WeakKeyDictionary[VectorIndex, TermCounts] = weakref.WeakK
 def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> Callable[[str], int]:
     counts = _TERM_COUNTS.get(index)
     if counts is None:
-        counts = _TERM_COUNTS[index] = TermCounts(limits.text_match_budget + 1)
+        counts = _TERM_COUNTS[index] = TermCounts(limits.text_match_budget * RAREST_STRETCH + 1)
     return counts.bind(db)
 
 

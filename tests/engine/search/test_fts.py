@@ -11,13 +11,17 @@ from engine.search.fts import TermCounts, match_expression, within_budget
 def test_rarest_parts_are_kept_within_the_budget_in_query_order() -> None:
     counts = {"leads": 900, "ember": 300, "portal": 100, "leads ember": 2, "ember portal": 50}
     assert within_budget(list(counts), counts.get, 500) == ["ember", "portal", "leads ember", "ember portal"]
-    assert within_budget(list(counts), counts.get, 1) == []
+    # Nothing fits a budget of 1: the rarest part alone is kept, being within RAREST_STRETCH budgets...
+    assert within_budget(list(counts), counts.get, 1) == ["leads ember"]
+    # ... unless even it is that common (a stop word in a big store): then nothing.
+    assert within_budget(["leads", "ember"], counts.get, 10) == []
 
 
 def test_a_rare_phrase_of_common_words_survives() -> None:
     counts = {"leads": 900, "ember": 600, "portal": 700, "leads ember": 20, "ember portal": 5}
     assert match_expression("Who leads Ember Portal?", counts.get, 10) == '"ember portal"'
-    assert match_expression("Who leads Ember Portal?", counts.get, 1) is None
+    assert match_expression("Who leads Ember Portal?", counts.get, 1) == '"ember portal"'  # the rarest, alone
+    assert match_expression("Who leads?", counts.get, 10) is None  # even the rarest is 90 budgets
     assert match_expression("Who leads Ember Portal?") == \
         '"leads" OR "ember" OR "portal" OR "leads ember" OR "ember portal"'
 
@@ -55,3 +59,13 @@ def test_a_stemmed_query_finds_other_forms_of_its_words(memory: Memory) -> None:
     assert replica.get("Ravi deployed the billing worker on Friday evening.", 0.0) == 0.0
     deploying = {h.fact.text: h.bm25 for h in memory.search("deploying", top_k=2)}
     assert deploying["Ravi deployed the billing worker on Friday evening."] == 1.0
+
+
+def test_a_one_word_query_over_the_budget_still_has_a_text_part(memory: Memory) -> None:
+    """On a big store a single keyword often matches more facts than the budget; its hits must still
+    show a real BM25 part (it used to be 0.000 on every hit)."""
+    memory.settings = replace(memory.settings, memory=replace(memory.settings.memory, text_match_budget=3))
+    memory.absorb([f"Replica set {k} of the billing database lags behind its primary by {k} seconds."
+                   for k in range(8)] + ["The canteen opens at noon on weekdays."])
+    hits = memory.search("replicas", top_k=5)
+    assert hits and max(h.bm25 for h in hits) == 1.0 and all(h.bm25 > 0 for h in hits[:3])
