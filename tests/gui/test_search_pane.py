@@ -93,9 +93,15 @@ def test_sorting_by_a_column_keeps_the_selection(qtbot, window, demo_copy) -> No
     settle(qtbot, window)
     window.search.table.selectRow(2)
     chosen = window.search.model.hit(2).fact.id
+    asked: list[str] = []
+    window.search.model.order_requested.connect(lambda field, _descending: asked.append(field))
     window.search.table.sortByColumn(_column(window, "id"), Qt.SortOrder.AscendingOrder)
     ids = [int(i) for i in _cells(window, "id")]
-    assert ids == sorted(ids)
+    assert ids == sorted(ids) and not asked  # a search's hits are sorted in memory, at once
+    window.search.table.sortByColumn(_column(window, "score"), Qt.SortOrder.DescendingOrder)
+    scores = [float(s) for s in _cells(window, "score")]
+    assert scores == sorted(scores, reverse=True) and not asked
+    window.search.table.sortByColumn(_column(window, "id"), Qt.SortOrder.AscendingOrder)
     row = window.search.table.selectionModel().selectedRows()[0].row()
     assert window.search.model.hit(row).fact.id == chosen
 
