@@ -252,9 +252,11 @@ class Memory:
         return self.finder.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector,
                                         count_access=count_access)
 
-    def browse(self, filters: SearchFilters | None = None) -> list[int]:
-        """Ids of every fact passing ``filters``, newest first (no query; see ``describe``)."""
-        return self.finder.browse(filters)
+    def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
+        """Ids of every fact passing ``filters`` (no query; see ``describe``), newest first unless
+        ``order_by`` names another of "id", "created_at", "confidence" (stored, not decayed), "scope",
+        "kind", "status" or "text" (case-insensitive); SQLite sorts, ties go by id. InvalidInput otherwise."""
+        return self.finder.browse(filters, order_by, descending)
 
     def describe(self, fact_ids: Sequence[int]) -> list[Hit]:
         """Hits for ids in the given order, with freshness and effective confidence but no score."""

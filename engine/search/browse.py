@@ -1,4 +1,4 @@
-"""Listing facts without a query: every fact that passes the filters, newest first.
+"""Listing facts without a query: every fact that passes the filters, newest first or in an order SQLite sorts.
 
 Front ends page through the returned ids (a 100k-fact memory lists in tens of
 milliseconds) and describe one page at a time, so a table never holds more
@@ -14,18 +14,28 @@ import numpy as np
 
 from engine.config import MemorySettings
 from engine.store.decay import KIND_DECAY, age_days, effective_confidence, freshness
-from engine.store.facts_read import decay_inputs_where
+from engine.errors import InvalidInput
+from engine.store.facts_read import LISTING_ORDERS, decay_inputs_where
 from engine.store.records import Fact
 from engine.search.hybrid import Hit, SearchFilters
 
 NO_SCORE = math.nan
+ORDERS = tuple(LISTING_ORDERS)
 
 
-def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float) -> list[int]:
-    """Ids of the facts passing ``filters``, newest first; minimum confidence is checked on
-    the decayed value, as search does, so it needs the kind and last reinforcement."""
+def check_order(order_by: object) -> str:
+    if not isinstance(order_by, str) or order_by not in LISTING_ORDERS:
+        raise InvalidInput(f"cannot order a listing by {order_by!r}; choose one of: {', '.join(ORDERS)}")
+    return order_by
+
+
+def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float, order_by: str = "id",
+                 descending: bool = True) -> list[int]:
+    """Ids of the facts passing ``filters``, sorted by SQLite on ``order_by`` (newest first by default);
+    minimum confidence is checked on the decayed value, as search does, so it needs the kind and last
+    reinforcement. "confidence" orders by the stored confidence, not the decayed one."""
     where, params = filters.sql()
-    rows = decay_inputs_where(db, where, params)
+    rows = decay_inputs_where(db, where, params, check_order(order_by), bool(descending))
     if filters.min_confidence is None or not rows:
         return [r[0] for r in rows]
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

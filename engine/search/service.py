@@ -56,9 +56,11 @@ class SearchService:
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
         return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started))
 
-    def browse(self, filters: SearchFilters | None = None) -> list[int]:
+    def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
+        browse.check_order(order_by)
         with self._ctx.store.guard():
-            return browse.matching_ids(self._ctx.store.db, filters or SearchFilters(), self._ctx.clock())
+            return browse.matching_ids(self._ctx.store.db, filters or SearchFilters(), self._ctx.clock(),
+                                       order_by, descending)
 
     def describe(self, fact_ids: Sequence[int]) -> list[Hit]:
         with self._ctx.store.guard():

@@ -18,9 +18,18 @@ def ids_where(db: sqlite3.Connection, where: str, params: list[Any]) -> Iterator
     return (r[0] for r in db.execute(f"SELECT id FROM facts WHERE {where}", params))
 
 
-def decay_inputs_where(db: sqlite3.Connection, where: str, params: list[Any]) -> list[tuple[int, float, str, float]]:
-    """(id, confidence, kind, last_reinforced) of the facts passing ``where``, newest first."""
-    return db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY id DESC",
+# What a listing can be ordered by, and the SQL sort key of each; ties go by id, in the same direction.
+LISTING_ORDERS = {"id": "id", "created_at": "created_at", "confidence": "confidence", "scope": "scope",
+                  "kind": "kind", "status": "status", "text": "lower(text)"}
+
+
+def decay_inputs_where(db: sqlite3.Connection, where: str, params: list[Any], order_by: str = "id",
+                       descending: bool = True) -> list[tuple[int, float, str, float]]:
+    """(id, confidence, kind, last_reinforced) of the facts passing ``where``, in the order SQLite sorts them
+    by ``order_by`` (a key of ``LISTING_ORDERS``; KeyError otherwise), newest first by default."""
+    key, direction = LISTING_ORDERS[order_by], "DESC" if descending else "ASC"
+    order = f"{key} {direction}" + (f", id {direction}" if key != "id" else "")
+    return db.execute(f"SELECT id, confidence, kind, last_reinforced FROM facts WHERE {where} ORDER BY {order}",
                       params).fetchall()
 
 

@@ -1,11 +1,15 @@
 """The search results table: a model over hits, or over every id of a query-less listing.
 
-With a query the model holds the ranked hits (at most a few hundred). Without
-one it holds all matching ids (100k is a few hundred KB) and asks for rows a
-page at a time through ``fetchMore`` as the view scrolls; pages arrive from the
-op runner, so ``data()`` only ever reads the row cache.
+With a query the model holds the ranked hits (at most a few hundred) and sorts
+them itself. Without one it holds all matching ids (100k is a few hundred KB),
+each a row, so Ctrl+End and the scrollbar reach the whole listing; a row shows a
+placeholder until its page arrives from the op runner (asked once per page,
+coalesced per paint), so ``data()`` only ever reads the row cache. Sorting a
+listing asks the engine for the ids in the new order.
 
-Signals: ``page_requested(list)`` (ids whose rows the model wants).
+Signals: ``page_requested(list)`` (ids whose rows the model wants),
+``order_requested(str, bool)`` (a listing's new order: ``Memory.browse``'s
+``order_by`` and ``descending``).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import math
 import time
 from typing import Any, Callable
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, QTimer, Signal
 
 from engine import Hit
 
@@ -54,6 +58,12 @@ COLUMNS: list[tuple[str, Callable[[Hit], str], Callable[[Hit], Any], str]] = [
     ("age", _age, lambda h: -h.fact.created_at, "Time since the fact was written"),
 ]
 TEXT_COLUMN = 1
+CONF_COLUMN = 7
+AGE_COLUMN = 11
+# A listing (no query) is sorted by the engine over every matching id: the field of each column it can sort.
+LISTING_ORDER = {0: "id", 1: "text", 7: "confidence", 8: "scope", 9: "kind", 10: "status", 11: "created_at"}
+NOT_LOADED = "…"  # a listing row whose page has not arrived yet
+GONE = "—"  # a listing row whose fact was no longer there when its page was read
 # Columns a narrow window hides first (their numbers are in the explanation line and the inspector).
 DROP_ORDER = [6, 5, 4, 3, 9, 11, 8, 7, 10]
 
@@ -61,7 +71,7 @@ DROP_ORDER = [6, 5, 4, 3, 9, 11, 8, 7, 10]
 def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, context_weight: float = 0.0) -> str:
     """One line saying why a hit ranked where it did."""
     if math.isnan(hit.score):
-        return (f"#{rank} · fact {hit.fact.id} · no query: listed newest first · "
+        return (f"#{rank} · fact {hit.fact.id} · no query: listed, not ranked · "
                 f"freshness {hit.freshness:.2f} · effective confidence {hit.effective_confidence:.2f}")
     blend = cosine_weight * hit.cosine + bm25_weight * hit.bm25
     context = (f" + {context_weight:g}×context {hit.context:.3f}" if context_weight and hit.context else "")
@@ -71,68 +81,107 @@ def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, conte
 
 class ResultsModel(QAbstractTableModel):
     page_requested = Signal(list)
+    order_requested = Signal(str, bool)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
-        self._rows: list[Hit] = []
-        self._pending_ids: list[int] = []
-        self._waiting = False
+        self._rows: list[Hit] = []       # search mode: the ranked hits
+        self._ids: list[int] | None = None  # listing mode: every matching id, in the engine's order
+        self._cache: dict[int, Hit] = {}     # listing mode: rows of the pages that arrived, by fact id
+        self._loaded: set[int] = set()       # pages that arrived
+        self._outstanding: dict[tuple[int, ...], int] = {}  # requested page ids -> page number
+        self._wanted: set[int] = set()       # pages asked for by data() since the last flush
+        self._row_of: dict[int, int] | None = None
+        self._flush = QTimer(self, singleShot=True, interval=0)
+        self._flush.timeout.connect(self._request_wanted)
         self.total = 0
         self.page_size = PAGE
+
+    @property
+    def listing(self) -> bool:
+        return self._ids is not None
 
     # -- filling --------------------------------------------------------------
     def set_hits(self, hits: list[Hit]) -> None:
         self.beginResetModel()
-        self._rows, self._pending_ids, self._waiting = list(hits), [], False
+        self._rows, self._ids = list(hits), None
+        self._forget_pages()
         self.total = len(hits)
         self.endResetModel()
 
     def set_ids(self, ids: list[int]) -> None:
-        """Query-less listing: rows arrive page by page through ``page_requested``/``add_page``."""
+        """Query-less listing: every id is a row; a row's page is asked for (``page_requested``) when it is
+        first shown, and fills in when ``add_page`` brings it."""
         self.beginResetModel()
-        self._rows, self._pending_ids, self._waiting = [], list(ids), False
+        self._rows, self._ids = [], list(ids)
+        self._forget_pages()
         self.total = len(ids)
         self.endResetModel()
-        if self._pending_ids:
-            self.fetchMore(QModelIndex())
 
-    def add_page(self, hits: list[Hit]) -> None:
-        self._waiting = False
-        if not hits:
-            return
-        first = len(self._rows)
-        self.beginInsertRows(QModelIndex(), first, first + len(hits) - 1)
-        self._rows.extend(hits)
-        self.endInsertRows()
+    def _forget_pages(self) -> None:
+        self._cache, self._loaded, self._outstanding, self._wanted, self._row_of = {}, set(), {}, set(), None
+        self._flush.stop()
+
+    def add_page(self, hits: list[Hit], ids: list[int] | None = None) -> bool:
+        """Rows for the page that asked for ``ids``; a page of an older listing is dropped.
+        True when it is the first page of this listing to arrive."""
+        page = self._outstanding.pop(tuple(ids or [h.fact.id for h in hits]), None)
+        if page is None or self._ids is None:
+            return False
+        first = not self._loaded
+        self._loaded.add(page)
+        self._cache.update((h.fact.id, h) for h in hits)
+        top = page * self.page_size
+        bottom = min(top + self.page_size, len(self._ids)) - 1
+        self.dataChanged.emit(self.index(top, 0), self.index(bottom, len(COLUMNS) - 1))
+        return first
+
+    def _want(self, row: int) -> None:
+        page = row // self.page_size
+        if page not in self._loaded and page not in self._wanted and page not in self._outstanding.values():
+            self._wanted.add(page)
+            self._flush.start()  # coalesce: every row painted in this pass asks once per page
+
+    def _request_wanted(self) -> None:
+        wanted, self._wanted = sorted(self._wanted), set()
+        for page in wanted:
+            if self._ids is None or page in self._loaded or page in self._outstanding.values():
+                continue
+            ids = self._ids[page * self.page_size:(page + 1) * self.page_size]
+            self._outstanding[tuple(ids)] = page
+            self.page_requested.emit(ids)
 
     def hit(self, row: int) -> Hit | None:
+        if self._ids is not None:
+            return self._cache.get(self._ids[row]) if 0 <= row < len(self._ids) else None
         return self._rows[row] if 0 <= row < len(self._rows) else None
 
     def row_of(self, fact_id: int) -> int | None:
+        if self._ids is not None:
+            if self._row_of is None:
+                self._row_of = {fid: row for row, fid in enumerate(self._ids)}
+            return self._row_of.get(fact_id)
         return next((i for i, h in enumerate(self._rows) if h.fact.id == fact_id), None)
 
     # -- Qt model interface ---------------------------------------------------------
     def rowCount(self, parent: Index = QModelIndex()) -> int:
-        return 0 if parent.isValid() else len(self._rows)
+        if parent.isValid():
+            return 0
+        return len(self._ids) if self._ids is not None else len(self._rows)
 
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def canFetchMore(self, parent: Index = QModelIndex()) -> bool:
-        return not parent.isValid() and not self._waiting and len(self._rows) < len(self._pending_ids)
-
-    def fetchMore(self, parent: Index = QModelIndex()) -> None:
-        if not self.canFetchMore(parent):
-            return
-        self._waiting = True
-        start = len(self._rows)
-        self.page_requested.emit(self._pending_ids[start:start + self.page_size])
-
     def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if not index.isValid():
             return None
-        hit = self._rows[index.row()]
-        column = index.column()
+        row, column = index.row(), index.column()
+        hit = self.hit(row)
+        if hit is None:  # a listing row whose page has not arrived: ask for it, show a placeholder
+            self._want(row)
+            if role == Qt.ItemDataRole.DisplayRole:
+                return NOT_LOADED if row // self.page_size not in self._loaded else GONE
+            return self._ids[row] if role == Qt.ItemDataRole.UserRole and self._ids is not None else None
         if role == Qt.ItemDataRole.DisplayRole:
             text = COLUMNS[column][1](hit)
             return " ".join(text.split()) if column == TEXT_COLUMN else text
@@ -150,19 +199,36 @@ class ResultsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.DisplayRole:
             return COLUMNS[section][0]
         if role == Qt.ItemDataRole.ToolTipRole:
-            return COLUMNS[section][3]
+            return COLUMNS[section][3] + (listing_sort_note(section) if self.listing else "")
         return None
 
     def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
-        """Sorts the rows loaded so far (a listing loads more as you scroll)."""
+        """Search mode sorts its hits here; a listing asks the engine for every id in the new order
+        (``order_requested``), or keeps its order for a column that needs a query."""
+        descending = order == Qt.SortOrder.DescendingOrder
+        if self._ids is not None:
+            field = LISTING_ORDER.get(column)
+            if field is not None:
+                # Age ascending is newest first, as in search mode's key.
+                self.order_requested.emit(field, not descending if column == AGE_COLUMN else descending)
+            return
+        if column < 0:
+            return
         key = COLUMNS[column][2]
         self.layoutAboutToBeChanged.emit()
         before = self.persistentIndexList()
         held = [(self._rows[i.row()].fact.id, i.column()) for i in before]
-        self._rows.sort(key=lambda h: _nan_last(key(h)), reverse=order == Qt.SortOrder.DescendingOrder)
+        self._rows.sort(key=lambda h: _nan_last(key(h)), reverse=descending)
         rows = {h.fact.id: r for r, h in enumerate(self._rows)}
         self.changePersistentIndexList(before, [self.index(rows[fid], col) for fid, col in held])
         self.layoutChanged.emit()
+
+
+def listing_sort_note(column: int) -> str:
+    """What a header click does without a query."""
+    if column not in LISTING_ORDER:
+        return " — without a query this column has no value: sorting by it keeps the listing's order"
+    return " — without a query this sorts by the stored confidence" if column == CONF_COLUMN else ""
 
 
 def _nan_last(value: Any) -> Any:

@@ -1,6 +1,7 @@
 """Search pane: search as you type, filters, and a ranked table that explains each rank.
 
-An empty query lists every fact that passes the filters, newest first. Typing
+An empty query lists every fact that passes the filters, newest first; a header
+click re-sorts the whole listing in the engine (a search sorts its hits). Typing
 is debounced; the newest search wins and older answers are dropped. After a
 write the results are asked again only when the write changed facts, and the
 selected fact and the scroll position survive it.
@@ -11,12 +12,12 @@ each finished search or listing).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from engine import ChangeRecord, Hit, InvalidInput, Timing
 
-from gui.models.results import DROP_ORDER, TEXT_COLUMN, ResultsModel, explain
+from gui.models.results import DROP_ORDER, LISTING_ORDER, TEXT_COLUMN, ResultsModel, explain
 from gui.ops import INTERACTIVE
 from gui.session import Session
 from gui.panes.filters import FilterBar
@@ -39,11 +40,15 @@ class SearchPane(QWidget):
         self.filters = FilterBar()
         self._keep: tuple[int | None, int] | None = None  # (selected fact, scroll) to restore after a refresh
         self._quiet = False
+        self._order: tuple[str, bool] = ("id", True)  # a listing's order: Memory.browse's order_by, descending
+        self._unshown: int | None = None  # a selected listing row whose page has not arrived yet
         self.model = ResultsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
         self.table.setSortingEnabled(True)
         self.table.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+        # Measure columns on the visible rows only: measuring asks a listing for the pages of the rows it reads.
+        self.table.horizontalHeader().setResizeContentsPrecision(0)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
@@ -71,6 +76,9 @@ class SearchPane(QWidget):
         self.query.returnPressed.connect(self.run_search)
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
+        self.model.order_requested.connect(self._reorder)
+        self.model.dataChanged.connect(self._page_arrived)
+        self.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_clicked)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
         session.opened.connect(lambda _stats: (self.model.set_hits([]), self.run_search()))
         session.store_changed.connect(self._store_changed)
@@ -106,7 +114,8 @@ class SearchPane(QWidget):
                               lambda found: self._show_hits(*found), lane="search", label="Searching",
                               priority=INTERACTIVE, on_error=self._show_error)
         else:
-            self.session.call(lambda m: m.browse(filters), self._show_listing, lane="search",
+            order_by, descending = self._order
+            self.session.call(lambda m: m.browse(filters, order_by, descending), self._show_listing, lane="search",
                               label="Listing", priority=INTERACTIVE, on_error=self._show_error)
 
     def _show_hits(self, hits: list[Hit], timing: Timing | None = None) -> None:
@@ -118,7 +127,7 @@ class SearchPane(QWidget):
 
     def _show_listing(self, ids: list[int]) -> None:
         self.model.set_ids(ids)
-        self.status.setText(f"{len(ids):,} fact{'s' * (len(ids) != 1)}, newest first" if ids else
+        self.status.setText(f"{len(ids):,} fact{'s' * (len(ids) != 1)}, {_order_text(*self._order)}" if ids else
                             "No facts pass these filters." if self.session.stats.get("facts") else
                             "This memory is empty: import a JSONL file or absorb some facts.")
         if not ids:
@@ -126,14 +135,53 @@ class SearchPane(QWidget):
 
     def _load_page(self, ids: list[int]) -> None:
         def done(hits: list[Hit]) -> None:
-            first = self.model.rowCount() == 0
-            self.model.add_page(hits)
-            if first:
+            if self.model.add_page(hits, ids):
+                self.columns.refit()  # measured on placeholders until now
                 self._after_results()
-            if self.table.isVisible() and self.table.verticalScrollBar().maximum() == 0:
-                self.model.fetchMore()  # the view is not full yet, so no scrolling will ask for more
-        self.session.call(lambda m: m.describe(ids), done, lane="page", label="Loading rows",
-                          priority=INTERACTIVE)
+        # No lane: pages of one listing are all wanted (a page of an older listing is dropped by the model).
+        self.session.call(lambda m: m.describe(ids), done, label="Loading rows", priority=INTERACTIVE)
+
+    def _reorder(self, order_by: str, descending: bool) -> None:
+        """A header click on a listing: every matching id again, in the engine's new order; the selected
+        fact stays selected (and in view) if it is still listed."""
+        hit = self.selected_hit()
+        rows = self.table.selectionModel().selectedRows()
+        fact_id = hit.fact.id if hit else (self.model.data(rows[0], Qt.ItemDataRole.UserRole) if rows else None)
+        self._order = (order_by, descending)
+        try:
+            filters = self.filters.filters()
+        except InvalidInput as err:
+            self._show_error(str(err))
+            return
+
+        def done(ids: list[int]) -> None:
+            if self.query.text().strip():
+                return  # a search started meanwhile; its hits win
+            self._show_listing(ids)
+            row = self.model.row_of(fact_id) if fact_id is not None else None
+            if row is not None:
+                self._quiet = True  # the inspector already shows it
+                self.table.selectRow(row)
+                self._quiet = False
+                self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
+
+        self.status.setText("Sorting…")
+        self.session.call(lambda m: m.browse(filters, order_by, descending), done, lane="search",
+                          label="Sorting", priority=INTERACTIVE, on_error=self._show_error)
+
+    def _sort_clicked(self, column: int, _order: Qt.SortOrder) -> None:
+        if self.model.listing and column >= 0 and column not in LISTING_ORDER:
+            name = self.model.headerData(column, Qt.Orientation.Horizontal)
+            self.status.setText(f"{self.model.total:,} facts, {_order_text(*self._order)} — “{name}” needs a "
+                                "query, so the listing keeps its order")
+
+    def _page_arrived(self, top: QModelIndex, bottom: QModelIndex) -> None:
+        """A selected row whose page was still on its way is explained (and announced) once it arrives."""
+        if self._unshown is not None and top.row() <= self._unshown <= bottom.row():
+            rows = self.table.selectionModel().selectedRows()
+            self._unshown = None
+            if rows:
+                self._show_selected(rows[0].row())
 
     def _after_results(self) -> None:
         if self._keep is not None:
@@ -151,6 +199,8 @@ class SearchPane(QWidget):
             self._quiet = True
             self.table.selectRow(row)
             self._quiet = False
+        self._order: tuple[str, bool] = ("id", True)  # a listing's order: Memory.browse's order_by, descending
+        self._unshown: int | None = None  # a selected listing row whose page has not arrived yet
         self.table.verticalScrollBar().setValue(scroll)
 
     def _show_error(self, message: str) -> None:
@@ -162,8 +212,11 @@ class SearchPane(QWidget):
         rows = selected.indexes()
         if not rows:
             return
-        row = rows[0].row()
+        self._show_selected(rows[0].row())
+
+    def _show_selected(self, row: int) -> None:
         hit = self.model.hit(row)
+        self._unshown = row if hit is None else None
         if hit is None:
             return
         settings = self.session.settings.memory
@@ -179,6 +232,13 @@ class SearchPane(QWidget):
         self.table.selectRow(row)
         self.table.scrollTo(self.model.index(row, 0))
         return True
+
+
+def _order_text(order_by: str, descending: bool) -> str:
+    if order_by == "id":
+        return "newest first" if descending else "oldest first"
+    names = {"created_at": "time written", "confidence": "stored confidence"}
+    return f"by {names.get(order_by, order_by)}, {'descending' if descending else 'ascending'}"
 
 
 def _timing_text(timing: Timing | None) -> str:

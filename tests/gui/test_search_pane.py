@@ -17,6 +17,14 @@ def _cells(window, name: str) -> list[str]:
     return [model.index(row, column).data() for row in range(model.rowCount())]
 
 
+def visible_rows_loaded(window) -> bool:
+    """Every row in the viewport shows its fact (no page still on its way)."""
+    table = window.search.table
+    top, bottom = table.rowAt(0), table.rowAt(table.viewport().height() - 1)
+    bottom = window.search.model.rowCount() - 1 if bottom < 0 else bottom
+    return top >= 0 and all(window.search.model.hit(row) is not None for row in range(top, bottom + 1))
+
+
 def test_typing_searches_and_the_best_hit_explains_itself(qtbot, window, demo_copy) -> None:
     open_file(qtbot, window, demo_copy)
     settle(qtbot, window)
@@ -66,12 +74,15 @@ def test_empty_query_lists_newest_first_and_pages_as_you_scroll(qtbot, window, d
     model.page_requested.connect(lambda ids: requests.append(len(ids)))
     open_file(qtbot, window, demo_copy)
     settle(qtbot, window)
-    assert model.total == 71 and requests and all(n <= 10 for n in requests)
-    assert model.rowCount() == 10 * len(requests) or model.rowCount() == model.total  # only what was asked for
-    for _ in range(10):
-        window.search.table.scrollToBottom()
-        settle(qtbot, window)
-    assert model.rowCount() == model.total and len(requests) == 8  # 71 rows in pages of 10
+    assert model.total == model.rowCount() == 71  # every id is a row; only the shown ones are loaded
+    assert 0 < len(requests) < 8 and all(n <= 10 for n in requests)
+    bar = window.search.table.verticalScrollBar()
+    while True:
+        bar.setValue(bar.value() + bar.pageStep())
+        qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+        if bar.value() == bar.maximum():
+            break
+    assert sorted(requests) == [1] + [10] * 7  # 71 rows in pages of 10, each asked for once
     ids = [int(i) for i in _cells(window, "id")]
     assert ids == sorted(ids, reverse=True) and len(set(ids)) == 71
 
@@ -82,9 +93,15 @@ def test_sorting_by_a_column_keeps_the_selection(qtbot, window, demo_copy) -> No
     settle(qtbot, window)
     window.search.table.selectRow(2)
     chosen = window.search.model.hit(2).fact.id
+    asked: list[str] = []
+    window.search.model.order_requested.connect(lambda field, _descending: asked.append(field))
     window.search.table.sortByColumn(_column(window, "id"), Qt.SortOrder.AscendingOrder)
     ids = [int(i) for i in _cells(window, "id")]
-    assert ids == sorted(ids)
+    assert ids == sorted(ids) and not asked  # a search's hits are sorted in memory, at once
+    window.search.table.sortByColumn(_column(window, "score"), Qt.SortOrder.DescendingOrder)
+    scores = [float(s) for s in _cells(window, "score")]
+    assert scores == sorted(scores, reverse=True) and not asked
+    window.search.table.sortByColumn(_column(window, "id"), Qt.SortOrder.AscendingOrder)
     row = window.search.table.selectionModel().selectedRows()[0].row()
     assert window.search.model.hit(row).fact.id == chosen
 

@@ -1,0 +1,51 @@
+"""A listing in an order SQLite computes: every field a table header can sort by, both directions."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import InvalidInput, Memory, SearchFilters
+
+FACTS = [
+    {"text": "zebra crossings near the office are repainted every spring", "kind": "episodic", "scope": "run",
+     "session_id": "s1"},
+    {"text": "Maya prefers the Helix editor with a dark theme", "kind": "user_preference", "scope": "user"},
+    {"text": "apples from the north orchard ship on Thursdays", "kind": "explicit", "scope": "agent"},
+    {"text": "Build servers reboot at 03:00 UTC on Sundays", "kind": "derived", "scope": "agent"},
+    {"text": "the quarterly report goes to Ines before the fifth", "kind": "explicit", "scope": "user"},
+]
+
+
+@pytest.fixture
+def listed(memory: Memory, clock) -> dict[int, object]:
+    ids = []
+    for item in FACTS:  # one absorb per fact, a day apart, so created_at differs
+        ids.append(memory.absorb([item]).items[0].fact_id)
+        clock.advance(1)
+    return memory.facts(ids)
+
+
+@pytest.mark.parametrize("field", ["id", "created_at", "confidence", "scope", "kind", "status", "text"])
+@pytest.mark.parametrize("descending", [False, True])
+def test_browse_orders_by_each_field_with_ties_by_id(memory: Memory, listed, field: str, descending: bool) -> None:
+    def key(fact_id: int):
+        value = getattr(listed[fact_id], field) if field != "id" else fact_id
+        return (value.lower() if field == "text" else value, fact_id)
+
+    expected = sorted(listed, key=key, reverse=descending)
+    assert memory.browse(order_by=field, descending=descending) == expected
+
+
+def test_browse_default_is_still_newest_first_and_filters_still_apply(memory: Memory, listed) -> None:
+    assert memory.browse() == sorted(listed, reverse=True)
+    users = [i for i, f in listed.items() if f.scope == "user"]
+    assert memory.browse(SearchFilters(scope="user"), order_by="text", descending=False) == sorted(
+        users, key=lambda i: listed[i].text.lower())
+    assert memory.browse(order_by="text", descending=False)[0] == next(
+        i for i, f in listed.items() if f.text.startswith("apples"))  # "Build" does not sort before "apples"
+
+
+@pytest.mark.parametrize("bad", ["score", "id; DROP TABLE facts", "", None, 3, "TEXT"])
+def test_browse_refuses_an_unknown_order(memory: Memory, listed, bad) -> None:
+    with pytest.raises(InvalidInput, match="cannot order a listing"):
+        memory.browse(order_by=bad)

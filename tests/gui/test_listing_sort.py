@@ -1,0 +1,122 @@
+"""A listing of a few thousand facts, in pages of 50: Ctrl+End and header clicks reach the whole of it,
+not only the rows loaded so far. Built with a hashing embedder (absorb of 3,000 texts in ~1 s); the
+search-mode check runs on the demo memory with the real model."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, Qt
+
+from engine import Memory, Settings
+from tests.gui.conftest import WAIT_MS, open_file, settle
+from tests.gui.test_search_pane import _cells, _column, visible_rows_loaded
+
+FACTS = 3000
+PAGE = 50
+
+
+class HashEmbedder:
+    """Deterministic unit vectors from a text's hash: distinct texts are near-orthogonal, so none merge."""
+    model_id, dim = "test-hash-64", 64
+
+    def embed(self, texts) -> np.ndarray:
+        out = np.empty((len(texts), self.dim), np.float32)
+        for row, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "little")
+            vector = np.random.default_rng(seed).standard_normal(self.dim)
+            out[row] = vector / np.linalg.norm(vector)
+        return out
+
+
+@pytest.fixture(scope="module")
+def big_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("big") / "big.sqlite"
+    with Memory(path, Settings(), actor="test", embedder=HashEmbedder()) as memory:
+        for start in range(0, FACTS, 1000):
+            memory.absorb([f"Crate {n} in aisle {n % 37} holds {('bolts', 'nails', 'gears')[n % 3]}"
+                           for n in range(start, start + 1000)])
+    return path
+
+
+@pytest.fixture
+def embedder():  # this module's window opens the hash-embedded memory
+    return HashEmbedder()
+
+
+@pytest.fixture
+def big(qtbot, window, big_file: Path, tmp_path: Path):
+    copy = tmp_path / "big.sqlite"
+    copy.write_bytes(big_file.read_bytes())
+    window.search.model.page_size = PAGE
+    requests: list[list[int]] = []
+    window.search.model.page_requested.connect(requests.append)
+    open_file(qtbot, window, copy)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    return window, requests
+
+
+def _press_ctrl_end(qtbot, window) -> int:
+    table = window.search.table
+    table.setFocus()
+    qtbot.keyClick(table, Qt.Key.Key_End, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    return table.currentIndex().row()
+
+
+def _shown_id(window, row: int) -> int:
+    return int(window.search.model.index(row, _column(window, "id")).data())
+
+
+def test_ctrl_end_lands_on_the_last_fact_of_the_whole_listing(qtbot, big) -> None:
+    window, requests = big
+    model = window.search.model
+    assert model.rowCount() == FACTS and len(requests) < FACTS // PAGE  # far from everything is loaded
+    assert _shown_id(window, 0) == FACTS  # newest first
+    row = _press_ctrl_end(qtbot, window)
+    assert row == FACTS - 1 and _shown_id(window, row) == 1
+    assert window.search.table.verticalScrollBar().value() == window.search.table.verticalScrollBar().maximum()
+    pages = [tuple(ids) for ids in requests]
+    assert len(pages) == len(set(pages)) and len(pages) < FACTS // PAGE  # each page once, only those shown
+
+
+def test_a_header_click_sorts_the_whole_listing_and_keeps_the_selection(qtbot, big) -> None:
+    window, requests = big
+    table, model = window.search.table, window.search.model
+    table.selectRow(3)
+    chosen = model.hit(3).fact.id
+    header = table.horizontalHeader()
+    id_column = _column(window, "id")
+    for _ in range(2):  # the first click may sort descending (as the listing already is); id ascending is wanted
+        with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+            qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                             pos=QPoint(header.sectionViewportPosition(id_column) + 5, 5))
+        if header.sortIndicatorOrder() == Qt.SortOrder.AscendingOrder:
+            break
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    rows = table.selectionModel().selectedRows()
+    assert rows and model.hit(rows[0].row()).fact.id == chosen  # still selected, at its new place
+    assert rows[0].row() == chosen - 1  # ids 1..3000 ascending
+    table.scrollToTop()
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    assert _shown_id(window, 0) == 1
+    assert _shown_id(window, _press_ctrl_end(qtbot, window)) == FACTS
+    assert "oldest first" in window.search.status.text()
+
+
+def test_a_column_that_needs_a_query_keeps_the_listing_order_and_says_so(qtbot, big) -> None:
+    window, _requests = big
+    model = window.search.model
+    score = _column(window, "score")
+    assert "needs a query" in window.search.status.text() or "no value" in model.headerData(
+        score, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    window.search.table.sortByColumn(score, Qt.SortOrder.AscendingOrder)
+    settle(qtbot, window)
+    assert "keeps its order" in window.search.status.text()
+    assert _shown_id(window, 0) == FACTS and model.rowCount() == FACTS
+    assert "stored confidence" in model.headerData(_column(window, "conf"), Qt.Orientation.Horizontal,
+                                                   Qt.ItemDataRole.ToolTipRole)
