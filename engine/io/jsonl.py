@@ -74,6 +74,8 @@ def read_records(stream: IO[bytes]) -> Iterator[tuple[int, RawItem]]:
 
 def open_input(path: Path, kind: str = "JSONL file") -> IO[bytes]:
     """``path`` opened for reading, or one clear error naming what was expected there."""
+    if "\x00" in str(path):  # the OS cannot take it; Python raises ValueError, not OSError
+        raise InvalidInput("the path contains a NUL byte")
     try:
         if path.is_dir():
             raise InvalidInput(f"{path} is a folder, not a {kind}")
