@@ -105,3 +105,12 @@ def test_a_long_jsonl_on_stdin_takes_the_import_path(run: Run, db_path) -> None:
     plan = json.loads(out)
     assert code == 0, err
     assert plan["applied"] and len(plan["items"]) == 1001
+
+
+@pytest.mark.parametrize("args", [("import", "notes\x00.jsonl"), ("absorb", "--file", "a\x00b"),
+                                  ("import", "--from", "markdown", "dir\x00")])
+def test_a_path_with_a_nul_byte_is_one_line(run: Run, args) -> None:
+    code, _, err = run(*args)
+    # One line, exit 1 (a folder that cannot exist is reported as missing).
+    assert code == 1 and ("NUL byte" in err or "no such file" in err) and "Traceback" not in err
+    assert err.count("\n") == 1
