@@ -30,6 +30,8 @@ from functools import lru_cache
 # at it, "alpha" vs "beta" would be two ordinary words and the identifier would vanish.
 _TOKEN = re.compile(r"[$€£]?\w(?:[\w'’]|[./:#@+-](?=\w))*%?", re.UNICODE)
 _DIGIT = re.compile(r"\d")
+_ANCHOR_MARK = re.compile(r"[\d/_.:#@]")  # a digit or an identifier's separator
+_SENTENCE_END = frozenset(".!?:;\"'(\n")
 _POSSESSIVE = re.compile(r"['’]s$")
 _NUMERIC = re.compile(r"^[$€£]?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s|k|m|%)?%?$")
 
@@ -119,7 +121,7 @@ def _is_number(token: str) -> bool:
 
 
 def _is_anchor(token: str, original: str, sentence_start: bool) -> bool:
-    if _DIGIT.search(token) or any(ch in token for ch in "/_.:#@") or token in DATE_WORDS:
+    if _ANCHOR_MARK.search(token) or token in DATE_WORDS:
         return True
     if token in _COUNT_WORDS:
         return True
@@ -152,6 +154,15 @@ def _negations(tokens: list[str]) -> int:
     return count
 
 
+def _starts_sentence(text: str, at: int) -> bool:
+    """Whether only white space, or a sentence end, stands before ``at`` (no copy of the text before it:
+    absorb profiles thousands of texts, and slicing each prefix made this quadratic)."""
+    k = at - 1
+    while k >= 0 and text[k].isspace():
+        k -= 1
+    return k < 0 or text[k] in _SENTENCE_END
+
+
 @lru_cache(maxsize=16384)
 def profile(text: str) -> TextProfile:
     """Cached: one text meets many candidates, and absorb profiles thousands."""
@@ -161,10 +172,9 @@ def profile(text: str) -> TextProfile:
     sequence, numbers, anchors = [], set(), set()
     by_at, passive_aux = -1, False  # where a passive's agent starts in ``sequence``
     for k, (tok, orig, match) in enumerate(zip(tokens, originals, matches)):
-        before = text[:match.start()].rstrip()
         if _is_number(tok):
             numbers.add(tok.lstrip("$€£").replace(",", ""))
-        if _is_anchor(tok, orig, sentence_start=not before or before[-1] in ".!?:;\"'(\n"):
+        if _is_anchor(tok, orig, sentence_start=_starts_sentence(text, match.start())):
             anchors.add(tok)
         if tok == "by" and by_at < 0 and passive_aux:
             by_at = len(sequence)
