@@ -144,8 +144,8 @@ class ChangePlanner:
         return getattr(self, f"_{action}")(index, change)
 
     def _fact(self, fact_id: int, active: bool = True) -> sqlite3.Row:
-        row = fact_columns(self.db, [fact_id], "status, text, tags, scope, kind, session_id, importance, source, "
-                                               "metadata").get(fact_id)
+        row = fact_columns(self.db, [fact_id], "status, text, tags, scope, kind, session_id, importance, source"
+                           ).get(fact_id)
         if row is None:
             raise NotFound(f"there is no fact {fact_id} in this memory")
         if active and row["status"] != "active":
@@ -227,7 +227,9 @@ class ChangePlanner:
         inherited = {k: old[k] for k in _INHERITED if old[k] not in (None, "[]")}
         if "tags" in inherited:
             inherited["tags"] = json.loads(inherited["tags"])
-        inherited.update(_graph_metadata(old["metadata"]))
+        # The stored metadata as every read sees it (a damaged column reads as empty, see records.py).
+        meta = load_facts(self.db, [fact_id])[fact_id].metadata
+        inherited.update({k: meta[k] for k in ("entities", "relations") if isinstance(meta.get(k), list) and meta[k]})
         item = validate(raw, self.limits, inherited)
         digest = content_hash(item.text)
         if digest == content_hash(old["text"]):
@@ -238,13 +240,3 @@ class ChangePlanner:
         return PlanItem(index, "supersede", "user", reason, incoming=item.to_dict(), target_id=fact_id,
                         target_status="active", warnings=item.warnings)
 
-
-def _graph_metadata(column: str | None) -> dict[str, Any]:
-    """The old version's entities and relations, as absorb takes them (empty when damaged)."""
-    try:
-        meta = json.loads(column or "{}")
-    except ValueError:
-        return {}
-    if not isinstance(meta, dict):
-        return {}
-    return {k: meta[k] for k in ("entities", "relations") if isinstance(meta.get(k), list) and meta[k]}
