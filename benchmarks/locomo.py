@@ -153,11 +153,14 @@ def _build(turns: list[dict], path: Path, timings: dict[str, list[float]], embed
 
 def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
          timings: dict[str, list[float]], embedder: Embedder,
-         vectors: dict[str, Any] | None = None) -> dict[str, list[str]]:
+         vectors: dict[str, Any] | None = None, warmup: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Each question's ranked turn ids; with ``vectors`` (qid -> query vector) the query is not embedded
-    and nothing is written (no read counters), so a cached store stays as it was built."""
+    and nothing is written (no read counters), so a cached store stays as it was built. ``warmup``
+    queries are searched first, untimed and without read counters (the store's index loads on them)."""
     ranked = {}
     with Memory(path, settings, clock=lambda: asked_at, actor="bench", embedder=embedder) as memory:
+        for text in warmup:
+            memory.search(text, top_k=top_k, count_access=False)
         for question in questions:
             started = time.perf_counter()
             if vectors is None:
