@@ -23,8 +23,8 @@ lacks:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 # Identifiers keep their inner punctuation ("feature/alpha", "INV-1042", "v2.3.1", "$44.01"): split
 # at it, "alpha" vs "beta" would be two ordinary words and the identifier would vanish.
@@ -120,16 +120,6 @@ def _is_number(token: str) -> bool:
     return bool(_NUMERIC.match(token)) or token in _COUNT_WORDS
 
 
-def _is_anchor(token: str, original: str, sentence_start: bool) -> bool:
-    if _ANCHOR_MARK.search(token) or token in DATE_WORDS:
-        return True
-    if token in _COUNT_WORDS:
-        return True
-    # A capitalised word mid-sentence is a name ("Anna", "Ferrite"); at the start it may only be
-    # the sentence's first word, so only an unusual one counts.
-    return original[:1].isupper() and not sentence_start and token not in FUNCTION_WORDS
-
-
 @dataclass(frozen=True)
 class TextProfile:
     negations: int
@@ -163,31 +153,49 @@ def _starts_sentence(text: str, at: int) -> bool:
     return k < 0 or text[k] in _SENTENCE_END
 
 
+@lru_cache(maxsize=65536)
+def _token(original: str) -> tuple[str, str | None, bool, bool, str | None, bool]:
+    """What ``profile`` needs of one token as written, whatever text it stands in (cached: a
+    vocabulary repeats, texts do not): (lowercase token, its number or None, always an anchor,
+    a name unless it starts a sentence, its stem as a content word or None, may count as a negation).
+    """
+    tok = _POSSESSIVE.sub("", original.lower())
+    number = tok.lstrip("$€£").replace(",", "") if _is_number(tok) else None
+    # An anchor: an identifier's mark or a digit, a date or a count word wherever the token stands; a
+    # capitalised word mid-sentence is a name ("Anna", "Ferrite"), but at the start it may only be the
+    # sentence's first word, so only an unusual one counts (the one part that needs the text).
+    fixed = bool(_ANCHOR_MARK.search(tok) or tok in DATE_WORDS or tok in _COUNT_WORDS)
+    name = not fixed and original[:1].isupper() and tok not in FUNCTION_WORDS
+    negating = tok in NEGATORS or tok.endswith(("n't", "n’t")) or tok == "no"
+    content = None if tok in FUNCTION_WORDS or negating else stem(tok)
+    return tok, number, fixed, name, content, negating
+
+
 @lru_cache(maxsize=16384)
 def profile(text: str) -> TextProfile:
     """Cached: one text meets many candidates, and absorb profiles thousands."""
-    matches = list(_TOKEN.finditer(text))
-    originals = [m.group() for m in matches]
-    tokens = [_POSSESSIVE.sub("", t.lower()) for t in originals]
-    sequence, numbers, anchors = [], set(), set()
-    by_at, passive_aux = -1, False  # where a passive's agent starts in ``sequence``
-    for k, (tok, orig, match) in enumerate(zip(tokens, originals, matches)):
-        if _is_number(tok):
-            numbers.add(tok.lstrip("$€£").replace(",", ""))
-        if _is_anchor(tok, orig, sentence_start=_starts_sentence(text, match.start())):
+    tokens, sequence, numbers, anchors = [], [], set(), set()
+    by_at, passive_aux, negating = -1, False, False  # where a passive's agent starts in ``sequence``
+    for match in _TOKEN.finditer(text):
+        tok, number, fixed, name, content, may_negate = _token(match.group())
+        tokens.append(tok)
+        negating = negating or may_negate
+        if number is not None:
+            numbers.add(number)
+        if fixed or (name and not _starts_sentence(text, match.start())):
             anchors.add(tok)
         if tok == "by" and by_at < 0 and passive_aux:
             by_at = len(sequence)
         passive_aux = passive_aux or tok in _AUXILIARIES
-        if tok in FUNCTION_WORDS or tok in NEGATORS or tok == "no" or tok.endswith(("n't", "n’t")):
-            continue
-        sequence.append(stem(tok))
+        if content is not None:
+            sequence.append(content)
     active: tuple[str, ...] = ()
     if 0 < by_at < len(sequence):
         # "some food is being fried by a woman" -> woman fry food: agent, verb, then the rest.
         active = (*sequence[by_at:], sequence[by_at - 1], *sequence[:by_at - 1])
-    return TextProfile(_negations(tokens), frozenset(sequence), tuple(sequence), active, frozenset(numbers),
-                       frozenset(anchors))
+    # Without a negator, "n't" or "no" among the tokens there is nothing for ``_negations`` to count.
+    return TextProfile(_negations(tokens) if negating else 0, frozenset(sequence), tuple(sequence), active,
+                       frozenset(numbers), frozenset(anchors))
 
 
 @dataclass(frozen=True)
@@ -198,8 +206,20 @@ class Contrast:
     anchors: tuple[frozenset[str], frozenset[str]]   # only in a, only in b
     only_a: int      # content words only a has, cue words excluded
     only_b: int
-    order: float     # longest common subsequence of the shared content words over their count: 1 = same order
     length: int      # content words of the longer text
+    profiles: tuple[TextProfile, TextProfile] = field(repr=False, compare=False)
+
+    @cached_property
+    def order(self) -> float:
+        """Longest common subsequence of the shared content words over their count: 1 = same order.
+
+        Same words in another order is another fact ("a dog is licking a baby" / "a baby is licking
+        a dog"). Only shared words are compared, so a swapped synonym does not count as disorder.
+        Worked out when first asked: only the duplicate check needs it, and it is the dearest part.
+        """
+        pa, pb = self.profiles
+        return max((_order(x, y, pa.words & pb.words) for x in (pa.sequence, pa.active)
+                    for y in (pb.sequence, pb.active) if x and y), default=1.0)
 
     @property
     def residual(self) -> int:
@@ -221,19 +241,17 @@ class Contrast:
 def contrast(a: str, b: str) -> Contrast:
     pa, pb = profile(a), profile(b)
     only_a, only_b = pa.words - pb.words, pb.words - pa.words
-    pairs = [(word, other) for word in sorted(only_a) for other in sorted(ANTONYMS.get(word, frozenset()) & only_b)]
+    # Only words that have opposites are sorted and paired (the same pairs, in the same order).
+    opposed = [word for word in only_a if word in ANTONYMS] if only_b else []
+    pairs = [(word, other) for word in sorted(opposed) for other in sorted(ANTONYMS[word] & only_b)]
     pair = min(pairs, key=lambda p: p not in STANCE, default=None)  # a stance flip says more than "big"/"small"
     nums_a, nums_b = pa.numbers - pb.numbers, pb.numbers - pa.numbers
     cue_words = set(pair or ()) | {stem(n) for n in nums_a | nums_b}
     length = max(len(pa.sequence), len(pb.sequence))
-    # Same words in another order is another fact ("a dog is licking a baby" / "a baby is licking a dog").
-    # Only shared words are compared, so a swapped synonym does not count as disorder.
-    order = max((_order(x, y, pa.words & pb.words) for x in (pa.sequence, pa.active)
-                 for y in (pb.sequence, pb.active) if x and y), default=1.0)
     # Negation counts, not their parity: "is not X and is not Y" denies "is X and Y" twice.
     return Contrast(pa.negations != pb.negations, pair, (nums_a, nums_b),
                     (pa.anchors - pb.anchors, pb.anchors - pa.anchors), len(only_a - cue_words),
-                    len(only_b - cue_words), order, length)
+                    len(only_b - cue_words), length, (pa, pb))
 
 
 def _order(a: tuple[str, ...], b: tuple[str, ...], shared: frozenset[str]) -> float:

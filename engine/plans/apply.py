@@ -15,8 +15,10 @@ from typing import Any, Callable
 import numpy as np
 
 from engine.absorb.validation import Incoming, expires_at
+from engine.changes import ChangeRecord
 from engine.errors import PlanError
 from engine.store import journal_chain
+from engine.store.journal import changes_written
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
@@ -29,8 +31,9 @@ EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "r
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
 # Columns an item may record in ``before`` (what its reason rests on); any change refuses the plan.
 CHECKED = ("tags", "last_reinforced", "confidence", "access_count", "expires_at")
-REINFORCE_COLUMNS = "status, confidence, reinforcement_count, last_reinforced, evidence"
-TARGET_COLUMNS = "status, reinforcement_count, evidence, " + ", ".join(CHECKED)
+# content_hash: the journal's hash chain commits to it, and a fact's never changes.
+REINFORCE_COLUMNS = "status, confidence, reinforcement_count, last_reinforced, evidence, content_hash"
+TARGET_COLUMNS = "status, reinforcement_count, evidence, content_hash, " + ", ".join(CHECKED)
 # Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
 LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises", "supersedes")
 # Journal details as ``records.journal`` writes them; one encoder, not one per row (json.dumps with options).
@@ -50,6 +53,9 @@ class Changes:
     # Inserted facts as the index holds them, fact id -> (vector, last_reinforced, confidence, kind,
     # batch, text length): just written, so the index need not read them back (ids missing here are re-read).
     inserted_rows: dict[int, tuple[np.ndarray, float, float, str, int, int]] = field(default_factory=dict)
+    # The change record, when the writer built it from what it wrote (``PlanWriter``); None: read it
+    # back from the journal (``changes_between``), which gives the same record.
+    record: ChangeRecord | None = None
 
 
 def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
@@ -137,6 +143,8 @@ class PlanWriter:
         self.changes = Changes(plan_id=plan.id)
         self.fact_of_index: dict[int, int] = {}
         self._journal: list[tuple] = []
+        self._hashes: dict[int, str] = {}  # content hashes of facts written or read here, for the journal chain
+        self._edges: list[int] = []  # ids of the edges inserted
 
     def write(self, selected: list[PlanItem]) -> Changes:
         duplicates = []
@@ -160,7 +168,12 @@ class PlanWriter:
         for it in selected:
             if it.edges and it.fact_id is not None:
                 self._add_edges(it)
-        journal_chain.append(self.db, self._journal)
+        span = journal_chain.append(self.db, self._journal, self._hashes)
+        first, last = span or (None, None)
+        # Every edge carries this plan's id and every journal row too: the edges ``changes_between``
+        # finds by plan are exactly those inserted here.
+        self.changes.record = changes_written(self.db, [row[1:5] + (None,) for row in self._journal], first, last,
+                                              self._edges if self.plan.id is not None else ())
         return self.changes
 
     def _retire(self, it: PlanItem) -> None:
@@ -200,9 +213,14 @@ class PlanWriter:
                 raise PlanError(f"item {it.index}: edge type {edge['type']!r} cannot be added by a plan item")
             if edge_exists(self.db, it.fact_id, edge["to_id"], edge["type"]):
                 continue  # a reinforced fact may already carry it (abstract finding a derived fact again)
-            insert_edge(self.db, it.fact_id, edge["to_id"], edge["type"], self.now, self.plan.id)
+            self._edge(it.fact_id, edge["to_id"], edge["type"])
             self._log("link", it.fact_id, {"type": edge["type"], "from": it.fact_id, "to": edge["to_id"],
                                            "reason": it.reason, "decided_by": it.decided_by})
+
+    def _edge(self, src: int, dst: int, edge_type: str) -> None:
+        edge_id = insert_edge(self.db, src, dst, edge_type, self.now, self.plan.id)
+        if edge_id is not None:
+            self._edges.append(edge_id)
 
     def _target(self, it: PlanItem) -> int:
         return it.target_id if it.target_id is not None else self.fact_of_index[it.target_index]
@@ -228,6 +246,7 @@ class PlanWriter:
         entries, aliases = [], []
         for it in duplicates:
             fact = facts[it.fact_id]
+            self._hashes[it.fact_id] = fact["content_hash"]
             if fact["status"] != "active":
                 continue  # a known old version: history already has it, and it must not come back to life
             now = state.get(it.fact_id) or state.setdefault(it.fact_id, {
@@ -273,6 +292,7 @@ class PlanWriter:
         vector = self.vectors[it.index]
         fact_id = insert_fact(self.db, values, vector, self.model_id)
         it.fact_id = fact_id
+        self._hashes[fact_id] = values["content_hash"]
         self.fact_of_index[it.index] = fact_id
         self.changes.inserted.append(fact_id)
         self.changes.inserted_rows[fact_id] = (np.asarray(vector, dtype=np.float32), created, values["confidence"],
@@ -281,7 +301,7 @@ class PlanWriter:
                                    "kind": item.kind, "content_hash": values["content_hash"]}
         if it.outcome != "new":
             target = self._target(it)
-            insert_edge(self.db, fact_id, target, EDGE_OF[it.outcome], self.now, self.plan.id)
+            self._edge(fact_id, target, EDGE_OF[it.outcome])
             details["target"] = target
             if it.outcome == "supersede":
                 update_fact(self.db, target, {"status": "superseded"})

@@ -171,7 +171,8 @@ class PlanService:
                                          vectors, targets).write(selected)
                 plan.applied_indexes = [it.index for it in selected]
                 mark_plan(db, plan, "applied", now)
-                plan.changes = changes_between(db, mark)
+                # PlanWriter builds the record from what it wrote; a plan kind's own writer's is read back.
+                plan.changes = written.record if written.record is not None else changes_between(db, mark)
         if problems:
             raise out_of_date(plan, problems)
         self._index.apply(plan.changes, written.inserted_rows, written.reinforced)

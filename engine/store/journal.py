@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
-from typing import Any, Collection
+from typing import Any, Collection, Iterable
 
 from engine.changes import ChangeRecord
 
@@ -29,11 +29,31 @@ def changes_between(db: sqlite3.Connection, after: int, upto: int | None = None)
                       "CASE WHEN action = 'profile edit' THEN details END FROM journal "
                       "WHERE id > ? AND id <= ? ORDER BY id",
                       (after, upto if upto is not None else 2 ** 63 - 1)).fetchall()
-    record = ChangeRecord()
     if not rows:
-        return record
+        return ChangeRecord()
+    return _record(db, [row[1:] for row in rows], rows[0][0], rows[-1][0], None)
+
+
+def changes_written(db: sqlite3.Connection, rows: Iterable[tuple[str, str, int | None, int | None, str | None]],
+                    first: int | None, last: int | None, edges: Iterable[int]) -> ChangeRecord:
+    """The record of a write this process just made, from what its writer knows rather than read back.
+
+    ``rows`` are the (actor, action, fact_id, plan_id, details) of the journal rows it added, in
+    order, with ids ``first`` to ``last`` (None when it added none); ``edges`` the ids of every
+    edge row it inserted (the edges of its plan: ``changes_between`` finds them by plan). The
+    result equals what ``changes_between`` reads back for the same rows.
+    """
+    if last is None:
+        return ChangeRecord()
+    return _record(db, rows, first, last, sorted(edges))
+
+
+def _record(db: sqlite3.Connection, rows: Iterable[tuple[str, str, int | None, int | None, str | None]],
+            first: int, last: int, edges: list[int] | None) -> ChangeRecord:
+    """A change record from journal rows; the edges added are looked up by plan unless given."""
+    record = ChangeRecord()
     added, status, touched, plans, actors, files = set(), set(), set(), set(), set(), set()
-    for _, actor, action, fact_id, plan_id, details in rows:
+    for actor, action, fact_id, plan_id, details in rows:
         actors.add(actor)
         if plan_id is not None:
             plans.add(plan_id)
@@ -51,12 +71,12 @@ def changes_between(db: sqlite3.Connection, after: int, upto: int | None = None)
     # A fact added and superseded by the same write is in both lists: it exists, and not as active.
     record.facts_status_changed = sorted(status)
     record.facts_touched = sorted(touched - status)
-    record.edges_added = _edges_of_plans(db, plans)
+    record.edges_added = _edges_of_plans(db, plans) if edges is None else edges
     record.entities_touched = _entities_of(db, added | status)
     record.profile_files = sorted(files)
     record.plans = sorted(plans)
     record.actors = sorted(actors)
-    record.journal_first, record.journal_last = rows[0][0], rows[-1][0]
+    record.journal_first, record.journal_last = first, last
     return record
 
 

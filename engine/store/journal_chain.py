@@ -21,13 +21,15 @@ from typing import Any, Iterable, Iterator
 GENESIS = "0" * 64  # the "previous chain" of the first entry
 _BATCH = 5000
 JournalRow = tuple[float, str, str, "int | None", "int | None", str]  # at, actor, action, fact_id, plan_id, details
+# ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` with one encoder for every entry:
+# json.dumps builds a new encoder per call when given options (a third of hashing a row).
+_content_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def entry_hash(prev: str, entry_id: int, at: float, actor: str, action: str, fact_id: int | None,
                plan_id: int | None, details: str, fact_hash: str | None) -> str:
     # float(at): a time written as an int is read back from the REAL column as a float
-    content = json.dumps([entry_id, float(at), actor, action, fact_id, plan_id, details, fact_hash],
-                         ensure_ascii=False, separators=(",", ":"))
+    content = _content_json([entry_id, float(at), actor, action, fact_id, plan_id, details, fact_hash])
     return hashlib.sha256(f"{prev}\n{content}".encode("utf-8", "surrogatepass")).hexdigest()
 
 
@@ -41,17 +43,23 @@ def _fact_hashes(db: sqlite3.Connection, fact_ids: Iterable[int | None]) -> dict
     return found
 
 
-def append(db: sqlite3.Connection, rows: list[JournalRow]) -> None:
-    """Write journal rows in order, each chained to the one before (inside the caller's write transaction).
+def append(db: sqlite3.Connection, rows: list[JournalRow],
+           known: dict[int, str] | None = None) -> tuple[int, int] | None:
+    """Write journal rows in order, each chained to the one before (inside the caller's write transaction);
+    returns the ids of the first and last row written (None when there were none).
 
     Ids are given explicitly because the hash commits to them; the write transaction holds the
-    file's write lock, so no other writer can take the next id meanwhile.
+    file's write lock, so no other writer can take the next id meanwhile. ``known`` maps fact ids
+    to the content hashes the caller has just written or read in this transaction (a fact's
+    content_hash never changes); only the others are read.
     """
     if not rows:
-        return
+        return None
     last = db.execute("SELECT id, chain FROM journal ORDER BY id DESC LIMIT 1").fetchone()
     next_id, prev = (last[0] + 1, last[1] or GENESIS) if last else (1, GENESIS)
-    hashes = _fact_hashes(db, (r[3] for r in rows))
+    known = known or {}
+    hashes = _fact_hashes(db, (r[3] for r in rows if r[3] not in known))
+    hashes.update(known)
     values = []
     for offset, (at, actor, action, fact_id, plan_id, details) in enumerate(rows):
         entry_id = next_id + offset
@@ -60,6 +68,7 @@ def append(db: sqlite3.Connection, rows: list[JournalRow]) -> None:
         values.append((entry_id, at, actor, action, fact_id, plan_id, details, prev))
     db.executemany("INSERT INTO journal (id, at, actor, action, fact_id, plan_id, details, chain) "
                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)", values)
+    return next_id, next_id + len(rows) - 1
 
 
 def _entries(db: sqlite3.Connection) -> Iterator[sqlite3.Row | tuple[Any, ...]]:

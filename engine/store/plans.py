@@ -114,7 +114,8 @@ def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
 
 def mark_plan(db: sqlite3.Connection, plan: Plan, status: str, at: float, note: str | None = None) -> None:
     """Move a plan to ``status``; a ``note`` (e.g. why it was refused) replaces the stored one, None keeps it."""
-    applied = {str(it.index): it.fact_id for it in plan.items if it.index in plan.applied_indexes}
+    done = set(plan.applied_indexes)  # a list: looked up once per item, quadratic for a large plan
+    applied = {str(it.index): it.fact_id for it in plan.items if it.index in done}
     note = plan.note if note is None else note
     db.execute("UPDATE plans SET status = ?, decided_at = ?, applied_items = ?, note = ? WHERE id = ?",
                (status, at, json.dumps(applied) if status == "applied" else None, note, plan.id))

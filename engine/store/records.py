@@ -256,9 +256,12 @@ def active_with_triple(db: sqlite3.Connection, subject: str, predicate: str) -> 
         "ORDER BY last_reinforced DESC, id DESC", (subject, predicate)).fetchall()
 
 
-def insert_edge(db: sqlite3.Connection, src: int, dst: int, edge_type: str, at: float, plan_id: int | None) -> None:
-    db.execute("INSERT OR IGNORE INTO edges (src_id, dst_id, type, created_at, plan_id) VALUES (?, ?, ?, ?, ?)",
-               (src, dst, edge_type, at, plan_id))
+def insert_edge(db: sqlite3.Connection, src: int, dst: int, edge_type: str, at: float,
+                plan_id: int | None) -> int | None:
+    """The new edge's id, or None when the same edge (ends and type) was there already."""
+    cursor = db.execute("INSERT OR IGNORE INTO edges (src_id, dst_id, type, created_at, plan_id) "
+                        "VALUES (?, ?, ?, ?, ?)", (src, dst, edge_type, at, plan_id))
+    return cursor.lastrowid if cursor.rowcount == 1 else None
 
 
 def edges_touching(db: sqlite3.Connection, fact_ids: Iterable[int]) -> list[dict[str, Any]]:
