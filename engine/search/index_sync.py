@@ -3,6 +3,11 @@
 Loaded once on first need; then this process's writes are applied from what they wrote
 (no read-back of vectors just written), and other processes' writes from the change record
 rebuilt from their journal rows, noticed cheaply through ``PRAGMA data_version``.
+
+The text index (``TextIndex``, every fact's FTS5 tokens) is kept the same way: built from the
+file on first search, then the facts each change record adds are read and appended before the
+next search. Facts are never deleted and their text never changes, so adding is all it needs;
+which facts are active is the vector index's business.
 """
 
 from __future__ import annotations
@@ -13,10 +18,12 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.changes import ChangeRecord
+from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
-from engine.store import vector_rows
+from engine.store import fts_rows, vector_rows
 from engine.store.connection import Store
 from engine.store.decay import decay_rate
+from engine.store.fts_tokens import FtsTokenizer, tokenizer_spec
 from engine.store.journal import changes_between, high_water
 from engine.store.records import fact_columns
 
@@ -37,14 +44,17 @@ class IndexSync:
         self.index: VectorIndex | None = None
         self.journal_mark = 0
         self._data_version = -1
+        self.text_index: TextIndex | None = None
+        self._text_added: list[int] = []  # facts written since the text index last looked
 
     @property
     def loaded(self) -> bool:
         return self.index is not None
 
     def drop(self) -> None:
-        """Forget the loaded index; the next search loads it again from the file."""
+        """Forget the loaded indexes; the next search loads them again from the file."""
         self.index = None
+        self.text_index = None
 
     def ready(self) -> VectorIndex:
         """Call with the store guarded: the index, loaded once and then kept in step."""
@@ -68,12 +78,35 @@ class IndexSync:
         if not record.empty:
             self.journal_mark = record.journal_last
             self._reload(record.facts)
+            self._text_added += record.facts_added
         return record
+
+    def text(self) -> TextIndex:
+        """Call with the store guarded, after ``ready``: every fact's text, loaded once, then kept in step."""
+        db = self._store.db
+        if self.text_index is None:
+            self.text_index = TextIndex(FtsTokenizer(tokenizer_spec(db)).tokens)
+            self._text_added = []
+            rows = fts_rows.fact_texts_after(db, 0)
+            self.text_index.add([r[0] for r in rows], [r[1] for r in rows])
+        elif self._text_added:
+            index, added = self.text_index, self._text_added
+            self._text_added = []
+            rows = fts_rows.fact_texts_after(db, index.mark)
+            # Ids are handed out in order, but a restore may write a lower id than one already indexed.
+            lower = [fid for fid in added if fid <= index.mark]
+            if lower:
+                missing = [fid for fid, known in zip(lower, index.has(lower)) if not known]
+                rows += [(fid, row["text"]) for fid, row in fact_columns(db, missing, "text").items()]
+                rows.sort(key=lambda r: r[0])
+            index.add([r[0] for r in rows], [r[1] for r in rows])
+        return self.text_index
 
     def apply(self, record: ChangeRecord, inserted: Inserted | None = None,
               reinforced: Reinforced | None = None) -> None:
         """This process's write: ``record`` says which facts changed; ``inserted`` and ``reinforced``
         carry rows already in hand, so only the rest is read back."""
+        self._text_added += record.facts_added
         if self.index is None:
             return
         changed = {*record.facts_status_changed}  # e.g. inserted, then superseded in the same plan
