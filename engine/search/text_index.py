@@ -79,22 +79,31 @@ class _Grow:
 
 @dataclass
 class _Segment:
-    """Positions ``[start, end)``: ``post[off[t]:off[t+1]]`` are term ``t``'s positions, ascending."""
+    """Positions ``[start, end)``: ``post[off[t]:off[t+1]]`` are term ``t``'s positions, ascending, in
+    ``df[t]`` facts (whole facts only: a fact never spans two segments)."""
     start: int
     end: int
     post: np.ndarray
     off: np.ndarray
+    df: np.ndarray
 
     @classmethod
-    def build(cls, start: int, stream: np.ndarray, terms: int) -> "_Segment":
+    def build(cls, start: int, stream: np.ndarray, doc_start: np.ndarray) -> "_Segment":
         """From ``stream``, the term id at each position from ``start`` (-1 between documents)."""
         at = np.flatnonzero(stream >= 0)
         ids = stream[at]
+        terms = int(ids.max()) + 1 if len(ids) else 0
         off = np.zeros(terms + 1, np.int64)
         np.cumsum(np.bincount(ids, minlength=terms), out=off[1:])
         # Grouped by term, positions ascending within each: one sort of (term, position) keys.
         keys = np.sort((ids.astype(np.int64) << 32) | at)
-        return cls(start, start + len(stream), ((keys & 0xFFFFFFFF) + start).astype(np.int32), off)
+        post = ((keys & 0xFFFFFFFF) + start).astype(np.int32)
+        sorted_terms = keys >> 32
+        docs = np.searchsorted(doc_start, post, side="right")
+        first = np.ones(len(post), bool)
+        first[1:] = (sorted_terms[1:] != sorted_terms[:-1]) | (docs[1:] != docs[:-1])
+        df = np.bincount(sorted_terms[first], minlength=terms).astype(np.int32)
+        return cls(start, start + len(stream), post, off, df)
 
     def stream(self) -> np.ndarray:
         found = np.full(self.end - self.start, -1, np.int32)
@@ -106,9 +115,12 @@ class _Segment:
             return self.post[:0]
         return self.post[self.off[term]:self.off[term + 1]]
 
+    def frequency(self, term: int) -> int:
+        return int(self.df[term]) if term < len(self.df) else 0
+
     @property
     def nbytes(self) -> int:
-        return self.post.nbytes + self.off.nbytes
+        return self.post.nbytes + self.off.nbytes + self.df.nbytes
 
 
 @dataclass
@@ -204,7 +216,7 @@ class TextIndex:
         self._doc_start.extend(starts)
         self._doc_len.extend(lengths.astype(np.int32))
         self.tokens += int(lengths.sum())
-        self._segments.append(_Segment.build(self.end, stream, len(term_of)))
+        self._segments.append(_Segment.build(self.end, stream, self._doc_start.view))
         self.end += len(stream)
         self.mark = max(self.mark, int(max(fact_ids)))
         self._sorted_ids = None
@@ -213,10 +225,11 @@ class TextIndex:
         self._phrases = {}
 
     def _merge(self) -> None:
-        segments, terms = self._segments, len(self.terms)
+        segments = self._segments
         while len(segments) >= 2 and 2 * (segments[-1].end - segments[-1].start) >= segments[-2].end - segments[-2].start:
             newer, older = segments.pop(), segments.pop()
-            segments.append(_Segment.build(older.start, np.concatenate([older.stream(), newer.stream()]), terms))
+            segments.append(_Segment.build(older.start, np.concatenate([older.stream(), newer.stream()]),
+                                           self._doc_start.view))
 
     @property
     def nbytes(self) -> int:
@@ -263,6 +276,9 @@ class TextIndex:
 
     def frequency(self, phrase: str) -> int:
         """Facts containing ``phrase``: FTS5's document count for the quoted string."""
+        terms = self.phrase_terms(phrase)
+        if terms is not None and len(terms) == 1:
+            return sum(s.frequency(terms[0]) for s in self._segments)
         return len(self.phrase_matches(phrase)[0])
 
     def ranked(self, phrases: Sequence[str], limit: int | None = None) -> Matches:

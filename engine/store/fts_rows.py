@@ -37,7 +37,7 @@ def ranked_matches_where(db: sqlite3.Connection, expression: str, where: str, pa
         [expression, *params, limit]).fetchall()
 
 
-def fact_texts_after(db: sqlite3.Connection, mark: int) -> list[tuple[int, str]]:
-    """(id, text) of every fact with an id above ``mark``, by id: what the in-memory text index adds.
-    Every fact, whatever its status: ``facts_fts`` holds them all."""
-    return db.execute("SELECT id, text FROM facts WHERE id > ? ORDER BY id", (mark,)).fetchall()
+def fact_texts_after(db: sqlite3.Connection, mark: int, limit: int = -1) -> list[tuple[int, str]]:
+    """(id, text) of the facts with an id above ``mark``, by id (the first ``limit``; -1: all): what the
+    in-memory text index adds. Every fact, whatever its status: ``facts_fts`` holds them all."""
+    return db.execute("SELECT id, text FROM facts WHERE id > ? ORDER BY id LIMIT ?", (mark, limit)).fetchall()

@@ -16,6 +16,8 @@ from typing import Sequence
 
 # The tokenizer of ``facts_fts`` since the first migration (engine/store/migrations.py).
 DEFAULT_SPEC = "porter unicode61 remove_diacritics 2"
+# Between texts tokenized together: a private-use character, a token of its own to unicode61 ("Co").
+MARK = "\ue000"
 _SPEC = re.compile(r"tokenize\s*=\s*'((?:[^']|'')*)'", re.IGNORECASE)
 
 
@@ -32,27 +34,56 @@ class FtsTokenizer:
     def __init__(self, spec: str = DEFAULT_SPEC) -> None:
         self.spec = spec
         self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        quoted = "'" + spec.replace("'", "''") + "'"
-        self._db.execute(f"CREATE VIRTUAL TABLE tok USING fts5(text, tokenize={quoted})")
-        self._db.execute("CREATE VIRTUAL TABLE tok_terms USING fts5vocab(tok, instance)")
+        self._mark_token: str | None = None
+        self._create = f"CREATE VIRTUAL TABLE tok USING fts5(text, tokenize='{spec.replace(chr(39), chr(39) * 2)}')"
 
     def tokens(self, texts: Sequence[str]) -> list[list[str]]:
-        """Each text's tokens in document order (a text of separators only has none)."""
+        """Each text's tokens in document order (a text of separators only has none).
+
+        Texts are written as one document, separated by a private-use character
+        (a token character to ``unicode61``, so it comes out as a token of its own
+        between them): one FTS5 row instead of one per text. A text that holds that
+        character itself gets a row of its own.
+        """
         found: list[list[str]] = [[] for _ in texts]
         if not texts:
             return found
+        joined = [k for k, text in enumerate(texts) if MARK not in text]
+        alone = [k for k, text in enumerate(texts) if MARK in text]
+        rows = self._rows([f" {MARK} ".join(texts[k] for k in joined), *(texts[k] for k in alone)])
+        marker = self._marker()
+        k = 0
+        for doc, _, term in rows:
+            if doc > 0:
+                found[alone[doc - 1]].append(term)
+            elif term == marker:
+                k += 1
+            else:
+                found[joined[k]].append(term)
+        return found
+
+    def _marker(self) -> str:
+        if self._mark_token is None:
+            tokens = [term for _, _, term in self._rows([MARK])]
+            if len(tokens) != 1:
+                raise RuntimeError(f"the tokenizer {self.spec!r} does not keep U+E000 as one token")
+            self._mark_token = tokens[0]
+        return self._mark_token
+
+    def _rows(self, documents: Sequence[str]) -> list[tuple[int, int, str]]:
+        """(document, offset, token) of every token, sorted, from a fresh table (rows deleted from an
+        FTS5 table leave entries its vocabulary would still scan)."""
         db = self._db
         db.execute("BEGIN")
         try:
-            db.executemany("INSERT INTO tok(rowid, text) VALUES (?, ?)", enumerate(texts))
+            db.execute(self._create)
+            db.execute("CREATE VIRTUAL TABLE tok_terms USING fts5vocab(tok, instance)")
+            db.executemany("INSERT INTO tok(rowid, text) VALUES (?, ?)", enumerate(documents))
             rows = db.execute("SELECT doc, offset, term FROM tok_terms").fetchall()
-            db.execute("DELETE FROM tok")
         finally:
-            db.execute("COMMIT")
+            db.execute("ROLLBACK")
         rows.sort()
-        for doc, _, term in rows:
-            found[doc].append(term)
-        return found
+        return rows
 
     def close(self) -> None:
         self._db.close()

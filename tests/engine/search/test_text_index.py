@@ -146,7 +146,7 @@ def index_of(memory: Memory) -> TextIndex:
     memory.search("warm up the indexes")
     with memory.store.guard():
         memory.index.ready()
-        return memory.index.text()
+        return memory.index.text(wait=True)
 
 
 def check_file(memory: Memory, texts: list[str], mixed: int = 40) -> None:
@@ -154,7 +154,7 @@ def check_file(memory: Memory, texts: list[str], mixed: int = 40) -> None:
     memory.search("bring the indexes up to date")
     with memory.store.guard():
         memory.index.ready()
-        index = memory.index.text()
+        index = memory.index.text(wait=True)
         db = memory.store.db
         assert index.documents == db.execute("SELECT count(*) FROM facts").fetchone()[0]
         assert_same_as_fts(db, index, queries_from(texts, mixed=mixed))
@@ -246,7 +246,7 @@ def test_search_with_the_text_index_equals_search_with_fts5(db_path, clock, embe
         vectors = embedder.embed(queries)
         memory.search("warm up")
         with memory.store.guard():
-            index, text = memory.index.ready(), memory.index.text()
+            index, text = memory.index.ready(), memory.index.text(wait=True)
             for query, vector in zip(queries, vectors):
                 for filters in (SearchFilters(), SearchFilters(min_confidence=0.1), SearchFilters(scope="user")):
                     with_index = Searcher(memory.store.db, index, settings.memory, text).search(
