@@ -47,6 +47,9 @@ CHUNK_CACHE = 100_000
 # Phrases whose matches are remembered for the current content (cleared when facts are added).
 PHRASE_CACHE = 4096
 TOKENIZE_BATCH = 4096
+# Positions past which segments are not merged (~35k facts of 30 words): bounds a merge's transient
+# memory (~30 bytes a position) at the cost of one more slice per term per query for each such segment.
+MAX_SEGMENT = 1 << 20
 
 Tokenize = Callable[[Sequence[str]], list[list[str]]]
 _EMPTY = np.zeros(0, np.int64)
@@ -77,6 +80,16 @@ class _Grow:
         return self._data.nbytes
 
 
+def _distinct_sorted(values: np.ndarray) -> np.ndarray:
+    """The distinct values of a sorted array (``np.unique`` hashes: 10x slower here)."""
+    if not len(values):
+        return values
+    keep = np.empty(len(values), bool)
+    keep[0] = True
+    np.not_equal(values[1:], values[:-1], out=keep[1:])
+    return values[keep]
+
+
 @dataclass
 class _Segment:
     """Positions ``[start, end)``: ``post[off[t]:off[t+1]]`` are term ``t``'s positions, ascending, in
@@ -88,8 +101,9 @@ class _Segment:
     df: np.ndarray
 
     @classmethod
-    def build(cls, start: int, stream: np.ndarray, doc_start: np.ndarray) -> "_Segment":
-        """From ``stream``, the term id at each position from ``start`` (-1 between documents)."""
+    def build(cls, start: int, stream: np.ndarray, df: np.ndarray) -> "_Segment":
+        """From ``stream``, the term id at each position from ``start`` (-1 between documents), and
+        ``df``, the facts each term is in."""
         at = np.flatnonzero(stream >= 0)
         ids = stream[at]
         terms = int(ids.max()) + 1 if len(ids) else 0
@@ -98,12 +112,14 @@ class _Segment:
         # Grouped by term, positions ascending within each: one sort of (term, position) keys.
         keys = np.sort((ids.astype(np.int64) << 32) | at)
         post = ((keys & 0xFFFFFFFF) + start).astype(np.int32)
-        sorted_terms = keys >> 32
-        docs = np.searchsorted(doc_start, post, side="right")
-        first = np.ones(len(post), bool)
-        first[1:] = (sorted_terms[1:] != sorted_terms[:-1]) | (docs[1:] != docs[:-1])
-        df = np.bincount(sorted_terms[first], minlength=terms).astype(np.int32)
-        return cls(start, start + len(stream), post, off, df)
+        return cls(start, start + len(stream), post, off, df[:terms].astype(np.int32))
+
+    def merged(self, newer: "_Segment") -> "_Segment":
+        """One segment for both (adjacent) position ranges; their facts are distinct, so counts add."""
+        df = np.zeros(max(len(self.df), len(newer.df)), np.int32)
+        df[:len(self.df)] += self.df
+        df[:len(newer.df)] += newer.df
+        return _Segment.build(self.start, np.concatenate([self.stream(), newer.stream()]), df)
 
     def stream(self) -> np.ndarray:
         found = np.full(self.end - self.start, -1, np.int32)
@@ -216,7 +232,10 @@ class TextIndex:
         self._doc_start.extend(starts)
         self._doc_len.extend(lengths.astype(np.int32))
         self.tokens += int(lengths.sum())
-        self._segments.append(_Segment.build(self.end, stream, self._doc_start.view))
+        # Facts per term among the new ones: distinct (term, fact) pairs.
+        pairs = _distinct_sorted(np.sort((tokens.astype(np.int64) << 32) | np.repeat(np.arange(len(pieces)), lengths)))
+        df = np.bincount(pairs >> 32, minlength=len(term_of)) if len(pairs) else np.zeros(0, np.int64)
+        self._segments.append(_Segment.build(self.end, stream, df))
         self.end += len(stream)
         self.mark = max(self.mark, int(max(fact_ids)))
         self._sorted_ids = None
@@ -226,10 +245,12 @@ class TextIndex:
 
     def _merge(self) -> None:
         segments = self._segments
-        while len(segments) >= 2 and 2 * (segments[-1].end - segments[-1].start) >= segments[-2].end - segments[-2].start:
-            newer, older = segments.pop(), segments.pop()
-            segments.append(_Segment.build(older.start, np.concatenate([older.stream(), newer.stream()]),
-                                           self._doc_start.view))
+        while len(segments) >= 2:
+            newer, older = segments[-1].end - segments[-1].start, segments[-2].end - segments[-2].start
+            if 2 * newer < older or newer + older > MAX_SEGMENT:
+                break
+            newer = segments.pop()
+            segments.append(segments.pop().merged(newer))
 
     @property
     def nbytes(self) -> int:
@@ -267,8 +288,9 @@ class TextIndex:
             hit = k < len(following)
             hit[hit] = following[k[hit]] == at[hit] + shift
             at = at[hit]
-        docs = np.searchsorted(self._doc_start.view, at, side="right") - 1
-        rows, counts = np.unique(docs, return_counts=True)
+        docs = np.searchsorted(self._doc_start.view, at, side="right") - 1  # ascending, as positions are
+        rows = _distinct_sorted(docs)
+        counts = np.diff(np.append(np.searchsorted(docs, rows), len(docs)))
         if len(self._phrases) >= PHRASE_CACHE:
             self._phrases = {}
         self._phrases[terms] = (rows, counts)
