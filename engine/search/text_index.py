@@ -162,6 +162,7 @@ class TextIndex:
         self.mark = 0  # the largest fact id indexed
         self.version = 0
         self._phrases: dict[tuple[int, ...], tuple[np.ndarray, np.ndarray]] = {}
+        self._counts: dict[str, int] = {}  # phrase -> facts, for the current content
         self._sorted_ids: np.ndarray | None = None
 
     # -- content -----------------------------------------------------------------------------
@@ -241,7 +242,7 @@ class TextIndex:
         self._sorted_ids = None
         self._merge()
         self.version += 1
-        self._phrases = {}
+        self._phrases, self._counts = {}, {}
 
     def _merge(self) -> None:
         segments = self._segments
@@ -298,10 +299,17 @@ class TextIndex:
 
     def frequency(self, phrase: str) -> int:
         """Facts containing ``phrase``: FTS5's document count for the quoted string."""
-        terms = self.phrase_terms(phrase)
-        if terms is not None and len(terms) == 1:
-            return sum(s.frequency(terms[0]) for s in self._segments)
-        return len(self.phrase_matches(phrase)[0])
+        found = self._counts.get(phrase)
+        if found is None:
+            terms = self.phrase_terms(phrase)
+            if terms is not None and len(terms) == 1:
+                found = sum(s.frequency(terms[0]) for s in self._segments)
+            else:
+                found = len(self.phrase_matches(phrase)[0])
+            if len(self._counts) >= PHRASE_CACHE:
+                self._counts = {}
+            self._counts[phrase] = found
+        return found
 
     def ranked(self, phrases: Sequence[str], limit: int | None = None) -> Matches:
         """Facts matching any of ``phrases`` (an FTS5 ``"a" OR "b c"``) with bm25() negated, best first,
@@ -309,7 +317,7 @@ class TextIndex:
         if not phrases or not self.documents:
             return Matches(_EMPTY, np.zeros(0))
         rows_of = [self.phrase_matches(p) for p in phrases]
-        found = np.unique(np.concatenate([rows for rows, _ in rows_of]))
+        found = _distinct_sorted(np.sort(np.concatenate([rows for rows, _ in rows_of])))
         if not len(found):
             return Matches(_EMPTY, np.zeros(0))
         total = self.documents
