@@ -24,7 +24,7 @@ from engine.search.vectors import VectorIndex
 from engine.store import fts_rows, vector_rows
 from engine.store.connection import Store
 from engine.store.decay import decay_rate
-from engine.store.fts_tokens import FtsTokenizer, tokenizer_spec
+from engine.store.fts_tokens import FtsTokenizer, splits_on_whitespace, tokenizer_spec
 from engine.store.journal import changes_between, high_water
 from engine.store.records import fact_columns
 
@@ -98,8 +98,11 @@ class IndexSync:
         """
         if self.text_index is None:
             if self._build is None:
+                spec = tokenizer_spec(self._store.db)
+                if not splits_on_whitespace(spec):
+                    return None  # a tokenizer the index cannot follow: FTS5 answers
                 self._text_added = []
-                self._build = _TextBuild(self._store, FtsTokenizer(tokenizer_spec(self._store.db)))
+                self._build = _TextBuild(self._store, FtsTokenizer(spec))
                 self._build.start()
             if wait:
                 self._build.join()

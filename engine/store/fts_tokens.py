@@ -28,6 +28,16 @@ def tokenizer_spec(db: sqlite3.Connection) -> str:
     return found.group(1).replace("''", "'") if found else DEFAULT_SPEC
 
 
+def splits_on_whitespace(spec: str) -> bool:
+    """Whether whitespace always separates tokens under ``spec``: so for unicode61 and ascii (porter
+    over either, or alone: over unicode61) unless a ``tokenchars`` option could put a space in a
+    token. The text index relies on it; with another tokenizer search keeps asking FTS5."""
+    words = spec.lower().split()
+    if words[:1] == ["porter"]:
+        words = words[1:] or ["unicode61"]
+    return bool(words) and words[0] in ("unicode61", "ascii") and "tokenchars" not in spec.lower()
+
+
 class FtsTokenizer:
     """Texts -> their FTS5 tokens, in order, with the tokenizer ``spec``."""
 

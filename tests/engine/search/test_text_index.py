@@ -22,7 +22,7 @@ from engine import Memory, Settings
 from engine.search.fts import _quoted, adjacent_pairs, query_terms
 from engine.search.hybrid import Searcher, SearchFilters
 from engine.search.text_index import TextIndex
-from engine.store.fts_tokens import DEFAULT_SPEC, FtsTokenizer, tokenizer_spec
+from engine.store.fts_tokens import DEFAULT_SPEC, FtsTokenizer, splits_on_whitespace, tokenizer_spec
 
 CORPUS = [
     "Café Zürich: naïve résumé — façade & coöperate!",
@@ -105,6 +105,9 @@ def test_tokens_are_fts5s_own() -> None:
 def test_the_index_reads_the_files_tokenizer(memory: Memory) -> None:
     with memory.store.guard():
         assert tokenizer_spec(memory.store.db) == DEFAULT_SPEC == "porter unicode61 remove_diacritics 2"
+    assert splits_on_whitespace(DEFAULT_SPEC) and splits_on_whitespace("porter") and splits_on_whitespace("ascii")
+    # Spaces may be token characters, or the tokenizer is not a word tokenizer: the index stands aside.
+    assert not splits_on_whitespace("unicode61 tokenchars ' '") and not splits_on_whitespace("trigram")
 
 
 def test_bm25_equals_fts5_on_a_varied_corpus() -> None:
