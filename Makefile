@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test stress bench screenshots package clean
+.PHONY: run test stress bench bench-peers screenshots package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -49,6 +49,12 @@ stress: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) -m benchmarks $(if $(QUICK),--quick,)
+
+# MemLens beside agentrecall-db and mcp-memory-service-lite on LoCoMo (issue 18): the peers are installed
+# from the package registry into .bench/peers/<name> on the first run; writes .bench/peers.json.
+# CACHE=/tmp/recall reuses MemLens's stores from benchmarks.locomo's cache folder.
+bench-peers: $(STAMP)
+	$(PY) -m benchmarks.peers $(if $(CACHE),--cache $(CACHE),) $(if $(OUT),--out $(OUT),)
 
 # The one-folder desktop build in dist/memlens/ (packaging/memlens.spec), smoke-tested offscreen.
 PACKAGE_STAMP := $(VENV)/.package-stamp

@@ -7,6 +7,14 @@ the day after the last session. Hits are mapped back to turn ids through
 their sources (a merged turn counts for the fact it was merged into) and
 scored with the data set's own ``score_recall.py``.
 
+With ``--observations`` the memory holds the data set's observations instead (short,
+self-contained facts an LLM wrote per session: the ordinary short-fact case) and
+questions are scored on their expected observation ids.
+
+With ``--mixed N`` packs of about N characters alternate with single turns: short texts
+next to long ones in one batch, as in a chat whose user writes a line and whose
+assistant answers at length.
+
 With ``--pack-chars N`` the turns of each session are first joined into long
 texts of about N characters (1,500-3,900), one fact each, the shape of long
 assistant replies in an imported chat; expected turn ids are mapped to the
@@ -16,8 +24,10 @@ The data is read from ``../shared/eval/locomo/`` and never copied here (a
 pack run writes its remapped questions to a temporary folder).
 
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
-                                [--context-weight 0,0.2] [--budget 0,500] [--bm25-power 1,2]  (comma lists sweep)
-                                [--pack-chars 2500] [--combine mean,first,first+mean]
+                                [--context-weight 0,0.2] [--context-length 0,500] [--budget 0,500]
+                                [--bm25-power 1,2]  (comma lists sweep)
+                                [--pack-chars 0,2500] [--observations] [--mixed 2500]
+                                [--combine mean,first,first+mean]
                                 [--folds 3] [--cache /tmp/recall]
 
 With ``--folds N`` the swept variants are chosen honestly: conversations are
@@ -75,12 +85,14 @@ class _Clock:
         return self.at
 
 
-def pack_turns(turns: list[dict], target: int) -> tuple[list[dict], dict[str, str]]:
+def pack_turns(turns: list[dict], target: int, mixed: bool = False) -> tuple[list[dict], dict[str, str]]:
     """Consecutive turns of each session joined into texts of ~``target`` chars (at most PACK_MAX).
 
     Returns the packs as turn-shaped rows (``fact_id`` = ``<conv>:D<session>:P<n>``) and
     every turn id's pack id. A session's short remainder joins the pack before it when
-    the two fit in PACK_MAX, so few packs fall under PACK_MIN.
+    the two fit in PACK_MAX, so few packs fall under PACK_MIN. ``mixed`` leaves every turn
+    after a pack on its own: short texts next to long ones in one batch, the shape of a chat
+    whose user writes a line and whose assistant answers at length.
     """
     sessions: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for turn in turns:
@@ -92,9 +104,13 @@ def pack_turns(turns: list[dict], target: int) -> tuple[list[dict], dict[str, st
         for turn in rows:
             size = sum(len(t["text"]) + 1 for t in groups[-1])
             if groups[-1] and (size >= target or size + len(turn["text"]) > PACK_MAX):
+                if mixed:  # the turn after a full pack stands alone
+                    groups += [[turn], []]
+                    continue
                 groups.append([])
             groups[-1].append(turn)
-        if len(groups) > 1 and sum(len(t["text"]) + 1 for t in groups[-2] + groups[-1]) <= PACK_MAX \
+        groups = [group for group in groups if group]
+        if not mixed and len(groups) > 1 and sum(len(t["text"]) + 1 for t in groups[-2] + groups[-1]) <= PACK_MAX \
                 and sum(len(t["text"]) + 1 for t in groups[-1]) < PACK_MIN:
             tail = groups.pop()
             groups[-1] += tail
@@ -137,11 +153,14 @@ def _build(turns: list[dict], path: Path, timings: dict[str, list[float]], embed
 
 def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
          timings: dict[str, list[float]], embedder: Embedder,
-         vectors: dict[str, Any] | None = None) -> dict[str, list[str]]:
+         vectors: dict[str, Any] | None = None, warmup: tuple[str, ...] = ()) -> dict[str, list[str]]:
     """Each question's ranked turn ids; with ``vectors`` (qid -> query vector) the query is not embedded
-    and nothing is written (no read counters), so a cached store stays as it was built."""
+    and nothing is written (no read counters), so a cached store stays as it was built. ``warmup``
+    queries are searched first, untimed and without read counters (the store's index loads on them)."""
     ranked = {}
     with Memory(path, settings, clock=lambda: asked_at, actor="bench", embedder=embedder) as memory:
+        for text in warmup:
+            memory.search(text, top_k=top_k, count_access=False)
         for question in questions:
             started = time.perf_counter()
             if vectors is None:
@@ -164,6 +183,7 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "candidate_pool": settings.memory.candidate_pool,
                      "cosine_weight": settings.memory.cosine_weight,
                      "context_weight": settings.memory.context_weight,
+                     "context_length": settings.memory.context_length,
                      "text_match_budget": settings.memory.text_match_budget,
                      "bm25_power": settings.memory.bm25_power},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
@@ -236,6 +256,7 @@ class Prepared:
     build_timings: dict[str, list[float]]
     folder: Path
     vectors: dict[str, Any] | None = None
+    target: str = "turns"  # what the questions' expected ids name: "turns" or "observations"
 
     def run(self, settings: Settings, top_k: int, embedder: Embedder,
             timings: dict[str, list[float]] | None = None) -> dict[str, list[str]]:
@@ -257,45 +278,66 @@ class Prepared:
                 lines = self.queries_path.read_text(encoding="utf-8").splitlines()
                 path.write_text("".join(line + "\n" for line in lines if json.loads(line)["conv_id"] in wanted),
                                 encoding="utf-8")
-        return _scorer()(run, "turns", (1, 5, 10), queries_path=str(path))
+        return _scorer()(run, self.target, (1, 5, 10), queries_path=str(path))
 
 
-def prepare(pack_chars: int, folder: Path, embedder: Embedder, cache: Path | None = None) -> Prepared:
+SHAPES = ("turns", "observations", "pack<N>", "mixed<N>")
+
+
+def _pack_size(shape: str) -> int:
+    """``pack2500`` / ``mixed2500`` -> 2500; 0 for the unpacked shapes."""
+    for prefix in ("pack", "mixed"):
+        if shape.startswith(prefix) and shape[len(prefix):].isdigit():
+            return int(shape[len(prefix):])
+    if shape in ("turns", "observations"):
+        return 0
+    raise ValueError(f"unknown shape {shape!r}: one of {', '.join(SHAPES)}")
+
+
+def shape_of(pack_chars: int) -> str:
+    """``--pack-chars`` values as shapes: 0 the turns, N packs of ~N characters."""
+    return f"pack{pack_chars}" if pack_chars else "turns"
+
+
+def prepare(shape: str, folder: Path, embedder: Embedder, cache: Path | None = None) -> Prepared:
     """Stores and questions for a run: in ``folder``, or reused from and kept in ``cache``.
 
-    A cache holds one folder of stores per text shape (``turns``, ``pack2500-mean``...) and the
-    query vectors; delete it after any change to how facts are absorbed or embedded.
+    ``shape`` is the text shape: ``turns``; ``observations``; ``packN``, turns packed into
+    ~N characters; ``mixedN``, packs of ~N characters each followed by a single turn. A cache
+    holds one folder of stores per shape (``turns``, ``pack2500-mean``...) and the query
+    vectors; delete it after any change to how facts are absorbed or embedded.
     """
     folder.mkdir(parents=True, exist_ok=True)
-    turns, questions = _load("turns.jsonl"), _load("queries.jsonl")
+    questions = _load("queries.jsonl")
     queries_path = EVAL_DIR / "queries.jsonl"
-    if pack_chars:
-        turns, owner = pack_turns(turns, pack_chars)
+    target = "observations" if shape == "observations" else "turns"
+    turns = _load(f"{target}.jsonl")
+    if pack_chars := _pack_size(shape):
+        turns, owner = pack_turns(turns, pack_chars, mixed=shape.startswith("mixed"))
         queries_path = _packed_queries(questions, owner, folder)
     stores = folder
     if cache is not None:
-        shape = f"pack{pack_chars}-{getattr(embedder, 'combine', None) or 'mean'}" if pack_chars else "turns"
-        stores = cache / shape
+        stores = cache / (f"{shape}-{getattr(embedder, 'combine', None) or 'mean'}" if pack_chars else shape)
         stores.mkdir(parents=True, exist_ok=True)
     build_timings: dict[str, list[float]] = defaultdict(list)
     built, asked_at = _build_all(turns, stores, build_timings, embedder)
     vectors = _query_vectors(questions, cache, embedder) if cache is not None else None
-    return Prepared(turns, questions, queries_path, built, asked_at, build_timings, folder, vectors)
+    return Prepared(turns, questions, queries_path, built, asked_at, build_timings, folder, vectors, target)
 
 
-def evaluate_many(variants: list[Settings], top_k: int = 10, pack_chars: int = 0,
+def evaluate_many(variants: list[Settings], top_k: int = 10, shape: str = "turns",
                   embedder: Embedder | None = None, cache: Path | None = None) -> list[dict[str, Any]]:
     """Build each conversation's memory once, then search it under every settings variant."""
     embedder = embedder or shared_embedder()
     results = []
     with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
-        prepared = prepare(pack_chars, Path(folder), embedder, cache)
+        prepared = prepare(shape, Path(folder), embedder, cache)
         for settings in variants:
             timings = defaultdict(list, prepared.build_timings)
             run = prepared.run(settings, top_k, embedder, timings)
             result = _summary(prepared.score(run), settings, timings)
             lengths = sorted(len(t["text"]) for t in prepared.turns)
-            result.update(turns=len(prepared.turns), questions=len(prepared.questions), pack_chars=pack_chars,
+            result.update(turns=len(prepared.turns), questions=len(prepared.questions), shape=shape,
                           text_chars_min_median_max=(lengths[0], lengths[len(lengths) // 2], lengths[-1]),
                           combine=getattr(embedder, "combine", None))
             results.append(result)
@@ -371,7 +413,7 @@ def variant_label(settings: Settings) -> str:
     default, memory = Settings().memory, settings.memory
     changed = [f"{name}={getattr(memory, name)}" for name in
                ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
-                "text_match_budget", "bm25_power") if getattr(memory, name) != getattr(default, name)]
+                "context_length", "text_match_budget", "bm25_power") if getattr(memory, name) != getattr(default, name)]
     return ",".join(changed) or "defaults"
 
 
@@ -403,6 +445,8 @@ def main() -> None:
     parser.add_argument("--pool", type=_floats, default=[defaults.candidate_pool])
     parser.add_argument("--cosine-weight", type=_floats, default=[defaults.cosine_weight])
     parser.add_argument("--context-weight", type=_floats, default=[defaults.context_weight])
+    parser.add_argument("--context-length", type=_floats, default=[defaults.context_length],
+                        help="context part scaled by min(1, this / characters); 0 = no scaling")
     parser.add_argument("--budget", type=_floats, default=[defaults.text_match_budget], help="text_match_budget")
     parser.add_argument("--bm25-power", type=_floats, default=[defaults.bm25_power],
                         help="BM25 part = (bm25 / best) ** this")
@@ -410,6 +454,10 @@ def main() -> None:
     parser.add_argument("--pack-chars", type=lambda text: [int(v) for v in text.split(",")], default=[0],
                         help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns; "
                              "a comma list with --folds chooses one setting for all (e.g. 0,2500)")
+    parser.add_argument("--mixed", type=lambda text: [int(v) for v in text.split(",")], default=[],
+                        help="also run packs of ~N chars each followed by a single turn (short next to long texts)")
+    parser.add_argument("--observations", action="store_true",
+                        help="also run the observations shape (short self-contained facts; scored on observation ids)")
     parser.add_argument("--folds", type=int, default=0,
                         help="cross-validate by conversation: choose among the swept variants on the others, "
                              "report recall@5 on each fold's held-out conversations (3: two held out per fold)")
@@ -427,36 +475,39 @@ def main() -> None:
     variants = [replace(Settings(), memory=replace(defaults, freshness_floor=f, freshness_rate=r,
                                                    candidate_pool=int(p), cosine_weight=w,
                                                    bm25_weight=round(1 - w, 4), context_weight=c,
+                                                   context_length=int(n),
                                                    text_match_budget=int(b), bm25_power=e))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
-                for c in args.context_weight for b in args.budget for e in args.bm25_power]
+                for c in args.context_weight for n in args.context_length for b in args.budget for e in args.bm25_power]
     cache = Path(args.cache) if args.cache else None
+    shapes = [shape_of(n) for n in args.pack_chars] + (["observations"] if args.observations else []) \
+        + [f"mixed{n}" for n in args.mixed]
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
         if args.folds:
-            _print_folds(variants, args.folds, args.top_k, args.pack_chars, embedder, cache,
+            _print_folds(variants, args.folds, args.top_k, shapes, embedder, cache,
                          _baseline(args.baseline, defaults))
             continue
-        for result in (r for n in args.pack_chars for r in evaluate_many(variants, args.top_k, n, embedder, cache)):
-            print(json.dumps({**result["settings"], "combine": result["combine"], "pack_chars": result["pack_chars"],
+        for result in (r for shape in shapes for r in evaluate_many(variants, args.top_k, shape, embedder, cache)):
+            print(json.dumps({**result["settings"], "combine": result["combine"], "shape": result["shape"],
                               "facts": result["turns"], "chars_min_median_max": result["text_chars_min_median_max"]}))
             for label, value in result["summary_rows"]:
                 print(f"  {label:<55} {value}")
 
 
-def _print_folds(variants: list[Settings], folds: int, top_k: int, pack_chars: list[int], embedder: Embedder,
+def _print_folds(variants: list[Settings], folds: int, top_k: int, shape_names: list[str], embedder: Embedder,
                  cache: Path | None, baseline: Settings | None = None) -> None:
     """``--folds``: every variant searched once per text shape, then chosen per fold on its training
     conversations (mean recall@5 over the shapes), and scored on its held-out ones."""
     baseline = baseline or Settings()
     variants = [baseline, *(v for v in variants if v != baseline)]
     with tempfile.TemporaryDirectory(prefix="memlens-locomo-") as folder:
-        shapes = [prepare(n, Path(folder) / str(n), embedder, cache) for n in pack_chars]
+        shapes = [prepare(name, Path(folder) / name, embedder, cache) for name in shape_names]
         runs = [{variant_label(v): shape.run(v, top_k, embedder) for v in variants} for shape in shapes]
         reports = cross_validate(shapes, runs, variant_label(baseline), folds)
-    for n, report in zip(pack_chars, reports):
-        print(json.dumps({"folds": folds, "pack_chars": n, "combine": getattr(embedder, "combine", None),
-                          "variants": len(variants), "chosen_over_pack_chars": pack_chars}))
+    for name, report in zip(shape_names, reports):
+        print(json.dumps({"folds": folds, "shape": name, "combine": getattr(embedder, "combine", None),
+                          "variants": len(variants), "chosen_over": shape_names}))
         for line in fold_rows(report):
             print(line)
 

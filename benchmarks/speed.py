@@ -211,7 +211,7 @@ class Reference:
     """Hybrid search done the obvious way: every active fact scored exactly."""
 
     def __init__(self, db: sqlite3.Connection, model_id: str) -> None:
-        rows = db.execute("SELECT id, embedding, last_reinforced, plan_id FROM facts WHERE status = 'active' "
+        rows = db.execute("SELECT id, embedding, last_reinforced, plan_id, length(text) FROM facts WHERE status = 'active' "
                           "AND embedding IS NOT NULL AND embedding_model = ? ORDER BY id", (model_id,)).fetchall()
         self.db, self.limits = db, Settings().memory
         self.ids = np.array([r[0] for r in rows], np.int64)
@@ -227,6 +227,10 @@ class Reference:
         self.after = np.full(len(rows), -1)
         self.before[pairs] = np.asarray(pairs, int) - 1
         self.after[np.asarray(pairs, int) - 1] = pairs
+        # The share of its score each fact lends its neighbours: all of it up to context_length characters.
+        chars = np.array([r[4] for r in rows], np.float64)
+        length = self.limits.context_length
+        self.gain = np.minimum(1.0, length / chars) if length > 0 else np.ones(len(rows))
 
     def parts(self, query: str, vector: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """(cosine, BM25 part as the engine normalises it) of every active fact; BM25 is 0 where the text does not match."""
@@ -246,10 +250,10 @@ class Reference:
         return cosine, text
 
     def scores(self, cosine: np.ndarray, text: np.ndarray) -> np.ndarray:
-        """Base score plus ``context_weight`` times the better neighbour's base score."""
+        """Base score plus ``context_weight`` times the more a neighbour lends (its base score times its share)."""
         w = self.limits
         base = (w.cosine_weight * np.maximum(0.0, cosine) + w.bm25_weight * text) * self.fresh
-        padded = np.append(base, 0.0)  # index -1: no neighbour
+        padded = np.append(base * self.gain, 0.0)  # index -1: no neighbour
         return base + w.context_weight * np.maximum(padded[self.before], padded[self.after])
 
     def neighbours(self, rows: np.ndarray) -> np.ndarray:

@@ -61,11 +61,14 @@ class MemorySettings:
     text_match_budget: int = 100
     # A fact also scores this times its best batch neighbour's score (engine/search/context.py).
     # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
-    # conversations gain); 0.2 keeps an unrelated neighbour of a strong hit below a real match.
-    # Cross-validated (issue 17 part 4) it stays 0.2: above it, turns gain (0.3 -> 0.650 with the
-    # settings below) but long texts lose (2,500-char packs 0.856 -> 0.849): a long text's
-    # neighbour is another passage, not the other half of an exchange.
-    context_weight: float = 0.2
+    # conversations gain). With context_length below, 0.3 (cross-validated with it over LoCoMo's turns, 2,500-char packs,
+    # observations and packs between single turns; README "Recall, held out"): turns 0.643 -> 0.658,
+    # packs 0.856 -> 0.861, observations 0.704 -> 0.706, mixed 0.834 -> 0.842. Without it 0.3 cost
+    # the packs (0.849): a long text's neighbour is another passage, not the other half of an exchange.
+    context_weight: float = 0.3
+    # A neighbour lends min(1, context_length / its length in characters) of its score as context:
+    # a long text may match far from the fact beside it (engine/search/context.py). 0: all of it.
+    context_length: int = 300
     # A query's BM25 part is (bm25 / the best match's bm25) ** bm25_power (engine/search/hybrid.py):
     # 1 is plain max-normalisation; above 1 a fact matching only a query's weaker words keeps less
     # of the 0.3, while the best match still gets all of it. 1.5 chosen by 3-fold cross-validation
@@ -149,6 +152,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("memory", "candidate_pool"): (1, 1_000_000),
     ("memory", "bm25_power"): (0.1, 10.0),
     ("memory", "text_match_budget"): (0, 1_000_000_000),
+    ("memory", "context_length"): (0, 1_000_000),
     ("memory", "min_text_chars"): (0, 1_000_000),
     ("memory", "max_text_chars"): (1, 1_000_000),
     ("memory", "hard_cap_chars"): (1, 1_000_000),

@@ -48,8 +48,8 @@ class Changes:
     # changes that the search index holds (its vector stays), so the index need not re-read the fact.
     reinforced: dict[int, tuple[float, float]] = field(default_factory=dict)
     # Inserted facts as the index holds them, fact id -> (vector, last_reinforced, confidence, kind,
-    # batch): just written, so the index need not read them back (ids missing here are re-read).
-    inserted_rows: dict[int, tuple[np.ndarray, float, float, str, int]] = field(default_factory=dict)
+    # batch, text length): just written, so the index need not read them back (ids missing here are re-read).
+    inserted_rows: dict[int, tuple[np.ndarray, float, float, str, int, int]] = field(default_factory=dict)
 
 
 def select_items(plan: Plan, only: list[int] | None) -> list[PlanItem]:
@@ -276,7 +276,7 @@ class PlanWriter:
         self.fact_of_index[it.index] = fact_id
         self.changes.inserted.append(fact_id)
         self.changes.inserted_rows[fact_id] = (np.asarray(vector, dtype=np.float32), created, values["confidence"],
-                                               item.kind, self.plan.id)
+                                               item.kind, self.plan.id, len(item.text))
         details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
                                    "kind": item.kind, "content_hash": values["content_hash"]}
         if it.outcome != "new":

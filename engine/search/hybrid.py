@@ -33,7 +33,7 @@ from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression, matc
 from engine.store import fts_rows
 from engine.store.facts_read import ids_where
 from engine.store.records import Fact, fact_columns, load_facts
-from engine.search.context import context_of, lookup
+from engine.search.context import context_gains, context_of, lookup
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
 
@@ -335,7 +335,8 @@ class Searcher:
         rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32)
         rough *= rough_freshness(index, now, w)
         if w.context_weight > 0:
-            rough += np.float32(w.context_weight) * index.neighbour_maximum(rough)
+            gains = context_gains(index, w.context_length)
+            rough += np.float32(w.context_weight) * index.neighbour_maximum(rough * gains)
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
@@ -373,7 +374,8 @@ class Searcher:
                 ranked: int) -> tuple[np.ndarray, ...]:
         """(base, freshness, effective confidence, context, score); rows past ``ranked`` only lend context."""
         base, fresh, effective = self._base(meta, cos, text, now)
-        context = context_of(self.index, rows, base) if self.limits.context_weight > 0 else np.zeros(len(rows))
+        context = (context_of(self.index, rows, base, self.limits.context_length) if self.limits.context_weight > 0
+                   else np.zeros(len(rows)))
         score = base + self.limits.context_weight * context
         score[ranked:] = -1.0
         return base, fresh, effective, context, score

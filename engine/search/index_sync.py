@@ -29,9 +29,9 @@ from engine.store.journal import changes_between, high_water
 from engine.store.records import fact_columns
 
 # What an apply hands over besides its change record, so the index need not read back rows:
-# inserted fact id -> (vector, last_reinforced, confidence, kind, batch), and
+# inserted fact id -> (vector, last_reinforced, confidence, kind, batch, text length), and
 # reinforced fact id -> (last_reinforced, confidence).
-Inserted = dict[int, tuple[np.ndarray, float, float, str, int]]
+Inserted = dict[int, tuple[np.ndarray, float, float, str, int, int]]
 Reinforced = dict[int, tuple[float, float]]
 
 
@@ -133,8 +133,8 @@ class IndexSync:
         known = {fid: row for fid, row in (inserted or {}).items() if fid not in changed}
         fresh = {fid: v for fid, v in (reinforced or {}).items() if fid not in changed}
         for fid in known.keys() & fresh.keys():  # inserted, then reinforced by a later item
-            vector, _, _, kind, batch = known[fid]
-            known[fid] = (vector, *fresh.pop(fid), kind, batch)
+            vector, _, _, kind, batch, chars = known[fid]
+            known[fid] = (vector, *fresh.pop(fid), kind, batch, chars)
         # In the order a full reload used (inserted, deactivated, touched): it decides the index's row order.
         ordered = [*record.facts_added, *record.facts_status_changed,
                    *[f for f in record.facts_touched if f not in fresh]]
@@ -153,7 +153,7 @@ class IndexSync:
             # Small chunks: 8,192 rows of 1.5 KB at a time left ~30 MB of freed heap resident at 100k.
             while rows := cursor.fetchmany(1024):
                 yield ([r[0] for r in rows], b"".join(r[1] for r in rows),
-                       [(r[2], r[3], decay_rate(r[4]), r[5]) for r in rows])
+                       [(r[2], r[3], decay_rate(r[4]), r[5], r[6]) for r in rows])
 
         self.index.fill(total, chunks())
 
@@ -161,7 +161,7 @@ class IndexSync:
         """Bring these facts' rows of the index in line with the file."""
         rows = fact_columns(self._store.db, fact_ids,
                             "status, embedding, embedding_model, last_reinforced, confidence, kind, "
-                            "coalesce(plan_id, -id) AS batch")
+                            "coalesce(plan_id, -id) AS batch, length(text) AS chars")
         ids, vectors, meta, gone = [], [], [], []
         model_id = self._model_id()
         for fact_id, row in rows.items():
@@ -173,7 +173,7 @@ class IndexSync:
                 continue
             ids.append(fact_id)
             vectors.append(np.frombuffer(blob, dtype=np.float32))
-            meta.append((row["last_reinforced"], row["confidence"], decay_rate(row["kind"]), row["batch"]))
+            meta.append((row["last_reinforced"], row["confidence"], decay_rate(row["kind"]), row["batch"], row["chars"]))
         self.index.remove(gone)
         if ids:
             self.index.add(ids, np.stack(vectors), np.asarray(meta))
@@ -184,8 +184,8 @@ class IndexSync:
         self._reload(fid for fid in rows if fid not in usable)  # a vector of another width: as ``_reload`` decides
         if usable:
             self.index.add(list(usable), np.stack([row[0] for row in usable.values()]),
-                           np.asarray([(last, confidence, decay_rate(kind), batch)
-                                       for _, last, confidence, kind, batch in usable.values()]))
+                           np.asarray([(last, confidence, decay_rate(kind), batch, chars)
+                                       for _, last, confidence, kind, batch, chars in usable.values()]))
 
     def _refresh_reinforced(self, reinforced: Reinforced) -> None:
         """New (last_reinforced, confidence) of facts whose vectors did not change: no BLOB read back."""

@@ -41,9 +41,11 @@ HALF_ERROR = 2.0 ** -11 + 384 * 2.0 ** -25
 _CHUNK = 2048
 # float16 bit pattern -> float32 value: a table lookup widens rows exactly, 2x faster than astype.
 _WIDEN_HALF = np.arange(1 << 16, dtype=np.uint16).view(np.float16).astype(np.float32)
-# The batch column tells facts absorbed together (their plan id) for search's context part;
-# NaN (never equal to anything) when the caller gives only the first three columns.
-META_COLUMNS = 4
+# The batch column tells facts absorbed together (their plan id) for search's context part, and
+# the length column (characters) how much context a fact takes from them; NaN (a batch equal to
+# nothing, a length taking full context) when the caller gives only the first columns.
+META_COLUMNS = 5
+LENGTH_COLUMN = 4
 
 
 def _float32(rows: np.ndarray) -> np.ndarray:
@@ -83,7 +85,7 @@ class VectorIndex:
         self.dim = dim
         self._matrix = np.zeros((0, dim), dtype=np.float32)
         self._ids = np.zeros(0, dtype=np.int64)
-        # Per row: last_reinforced, confidence, decay rate, batch: what ranking needs besides the vector.
+        # Per row: last_reinforced, confidence, decay rate, batch, text length: what ranking needs besides the vector.
         self._meta = np.zeros((0, META_COLUMNS), dtype=np.float64)
         self._row_of: dict[int, int] = {}
         self._size = 0

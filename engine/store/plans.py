@@ -149,19 +149,29 @@ class PlanSummary:
     actor: str
     counts: dict[str, int]
     note: str | None
+    applied_count: int | None = None  # items written, for an applied plan
+
+    @property
+    def partly_applied(self) -> bool:
+        """Applied with some writable items left out (as ``Plan.partly_applied``)."""
+        writable = sum(n for outcome, n in self.counts.items() if outcome != "rejected")
+        return self.status == "applied" and self.applied_count is not None and self.applied_count < writable
 
     def to_dict(self) -> dict[str, Any]:
         return {"plan_id": self.id, "kind": self.kind, "status": self.status,
                 "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
-                "actor": self.actor, "counts": self.counts, "note": self.note}
+                "actor": self.actor, "counts": self.counts, "note": self.note,
+                "applied_count": self.applied_count, "partly_applied": self.partly_applied}
 
 
 def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 200) -> list[PlanSummary]:
     where, params = ("WHERE status = ?", [status]) if status else ("", [])
-    rows = db.execute(f"SELECT id, kind, status, created_at, decided_at, actor, summary, note FROM plans {where} "
-                      f"ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
+    # A damaged applied_items column counts as unknown rather than failing the whole list.
+    rows = db.execute(f"SELECT id, kind, status, created_at, decided_at, actor, summary, note, "
+                      f"CASE WHEN json_valid(applied_items) THEN (SELECT count(*) FROM json_each(applied_items)) "
+                      f"END AS applied_count FROM plans {where} ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
     return [PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
-                        json.loads(r["summary"]), r["note"]) for r in rows]
+                        json.loads(r["summary"]), r["note"], r["applied_count"]) for r in rows]
 
 
 def applied_plan_noted(db: sqlite3.Connection, kind: str, note: str) -> int | None:

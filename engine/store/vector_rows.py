@@ -24,8 +24,8 @@ def active_count(db: sqlite3.Connection) -> int:
 
 
 def active_vectors(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> sqlite3.Cursor:
-    """A cursor over (id, embedding, last_reinforced, confidence, kind, batch) of every active fact
+    """A cursor over (id, embedding, last_reinforced, confidence, kind, batch, text length) of every active fact
     with a ``vector_bytes``-long vector of ``model_id``; the caller reads it with ``fetchmany``."""
-    query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id) FROM facts "
+    query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id), length(text) FROM facts "
              "WHERE status = 'active' AND embedding_model = ? AND length(embedding) = ?")
     return db.execute(query, (model_id, vector_bytes))

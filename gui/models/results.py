@@ -49,7 +49,8 @@ COLUMNS: list[tuple[str, Callable[[Hit], str], Callable[[Hit], Any], str]] = [
     ("BM25", lambda h: _number(h.bm25), lambda h: h.bm25, "Text match, 1.0 = the best match of this query"),
     ("fresh", lambda h: _number(h.freshness, 2), lambda h: h.freshness, "Freshness factor (age since reinforced)"),
     ("context", lambda h: _number(h.context) if not math.isnan(h.score) else "—", lambda h: h.context,
-     "Score of the best neighbour absorbed in the same batch (a conversation's next turn)"),
+     "What the best neighbour absorbed in the same batch lends (a conversation's next turn; "
+     "a long neighbour lends a share of its score)"),
     ("conf", lambda h: _number(h.effective_confidence, 2), lambda h: h.effective_confidence,
      "Effective confidence: confidence decayed since last reinforcement"),
     ("scope", lambda h: h.fact.scope, lambda h: h.fact.scope, "agent, user or run"),

@@ -37,6 +37,14 @@ PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), (
 LIST_HEADERS = ("id", "kind", "created", "status", "items")
 
 
+def _status_text(summary: PlanSummary) -> str:
+    """The list's status column: a partly applied plan must not read as wholly applied."""
+    if summary.partly_applied:
+        writable = sum(n for outcome, n in summary.counts.items() if outcome != "rejected")
+        return f"partly applied ({summary.applied_count} of {writable})"
+    return summary.status
+
+
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "empty"
 
@@ -181,7 +189,7 @@ class PlansPane(QWidget):
         self.list.setRowCount(len(summaries))
         for row, summary in enumerate(summaries):
             for column, value in enumerate((str(summary.id), summary.kind, format_time(summary.created_at)[:16],
-                                            summary.status, _counts_text(summary.counts))):
+                                            _status_text(summary), _counts_text(summary.counts))):
                 cell = QTableWidgetItem(value)
                 cell.setToolTip(summary.note or value)
                 self.list.setItem(row, column, cell)

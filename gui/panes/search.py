@@ -80,9 +80,19 @@ class SearchPane(QWidget):
         self.model.dataChanged.connect(self._page_arrived)
         self.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_clicked)
         self.table.selectionModel().selectionChanged.connect(self._selection_changed)
-        session.opened.connect(lambda _stats: (self.model.set_hits([]), self.run_search()))
+        session.opened.connect(self._file_opened)
         session.store_changed.connect(self._store_changed)
         session.closed.connect(lambda: self.model.set_hits([]))
+
+    def _file_opened(self, _stats: dict) -> None:
+        """Another file: its listing starts newest first, whatever order the last file was sorted in."""
+        self._order = ("id", True)
+        self._unshown = None
+        self.table.horizontalHeader().blockSignals(True)
+        self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
+        self.table.horizontalHeader().blockSignals(False)
+        self.model.set_hits([])
+        self.run_search()
 
     def _store_changed(self, record: ChangeRecord | None) -> None:
         if record is not None and not record.facts:
@@ -199,8 +209,6 @@ class SearchPane(QWidget):
             self._quiet = True
             self.table.selectRow(row)
             self._quiet = False
-        self._order: tuple[str, bool] = ("id", True)  # a listing's order: Memory.browse's order_by, descending
-        self._unshown: int | None = None  # a selected listing row whose page has not arrived yet
         self.table.verticalScrollBar().setValue(scroll)
 
     def _show_error(self, message: str) -> None:

@@ -120,3 +120,32 @@ def test_a_column_that_needs_a_query_keeps_the_listing_order_and_says_so(qtbot, 
     assert _shown_id(window, 0) == FACTS and model.rowCount() == FACTS
     assert "stored confidence" in model.headerData(_column(window, "conf"), Qt.Orientation.Horizontal,
                                                    Qt.ItemDataRole.ToolTipRole)
+
+
+def test_the_chosen_order_survives_writes_and_a_new_file_starts_newest_first(qtbot, big, tmp_path: Path) -> None:
+    window, _requests = big
+    table, header = window.search.table, window.search.table.horizontalHeader()
+    id_column = _column(window, "id")
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+        table.sortByColumn(id_column, Qt.SortOrder.AscendingOrder)
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    assert _shown_id(window, 0) == 1
+    copy = window.session.path
+    for n in range(2):  # two refreshes: the order once fell back to newest first after the first
+        with Memory(copy, Settings(), actor="mcp", embedder=HashEmbedder(), create=False) as other:
+            other.absorb([f"Pallet {n} of copper wire arrived at dock {n + 4}"])
+        with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+            pass  # the live view notices the other process's write
+        settle(qtbot, window)
+        qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+        assert _shown_id(window, 0) == 1 and "oldest first" in window.search.status.text()
+    assert header.sortIndicatorSection() == id_column
+
+    second = tmp_path / "second.sqlite"
+    with Memory(second, Settings(), actor="test", embedder=HashEmbedder()) as memory:
+        memory.absorb([f"Shelf {n} holds spare fuses" for n in range(5)])
+    open_file(qtbot, window, second)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    assert _shown_id(window, 0) == 5 and "newest first" in window.search.status.text()
+    assert header.sortIndicatorSection() in (-1, header.count())  # no column claims an order

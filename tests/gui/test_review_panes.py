@@ -157,6 +157,13 @@ def test_a_partly_applied_plan_says_which_items_went_in_and_can_be_reverted(qtbo
     assert pane.items.data(pane.items.index(1, 0), Qt.ItemDataRole.ToolTipRole).startswith("not applied")
     assert _statuses(demo_copy, [41]) == {41: "archived"}
 
+    def listed_status() -> str:
+        rows = [r for r in range(pane.list.rowCount()) if pane.list.item(r, 0).text() == str(plan_id)]
+        return pane.list.item(rows[0], 3).text() if rows else ""
+
+    qtbot.waitUntil(lambda: listed_status() != "draft", timeout=WAIT_MS)
+    assert listed_status() == "partly applied (1 of 2)"  # the list, too, does not say "applied"
+
     assert pane.revert_button.isEnabled()
     with qtbot.waitSignal(pane.review_opened, timeout=WAIT_MS) as opened:
         pane.revert_button.click()

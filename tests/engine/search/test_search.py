@@ -12,6 +12,8 @@ from dataclasses import replace
 from engine import InvalidInput, Memory, SearchFilters, Settings
 from engine.store.decay import decay_rate, effective_confidence, freshness
 
+CONTEXT_WEIGHT = Settings().memory.context_weight
+
 FACTS = [
     {"text": "Maya prefers dark mode in every editor and terminal she uses.", "scope": "user",
      "kind": "user_preference", "tags": ["ui"]},
@@ -35,7 +37,7 @@ def test_hits_carry_consistent_score_parts(filled: Memory) -> None:
     hits = filled.search("which colour theme does Maya like", top_k=3)
     top = hits[0]
     assert "dark mode" in top.fact.text
-    expected = (0.7 * top.cosine + 0.3 * top.bm25) * top.freshness + 0.2 * top.context
+    expected = (0.7 * top.cosine + 0.3 * top.bm25) * top.freshness + CONTEXT_WEIGHT * top.context
     assert top.score == pytest.approx(expected)
     assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
     assert 0 <= top.bm25 <= 1 and 0 <= top.cosine <= 1
@@ -128,11 +130,58 @@ def test_a_neighbour_of_a_strong_match_gains_context(memory: Memory) -> None:
     memory.absorb(["Roasted marshmallows are a favourite treat at the scout jamboree."])  # a batch alone
     hits = {h.fact.text: h for h in memory.search("camping trip in June", top_k=4)}
     answer, lone = hits[CONVERSATION[1]], hits["Roasted marshmallows are a favourite treat at the scout jamboree."]
-    assert answer.context == pytest.approx(hits[CONVERSATION[0]].score - 0.2 * hits[CONVERSATION[0]].context)
+    question = hits[CONVERSATION[0]]
+    assert answer.context == pytest.approx(question.score - CONTEXT_WEIGHT * question.context)
     assert lone.context == 0.0
     for hit in hits.values():
         base = (0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness
-        assert hit.score == pytest.approx(base + 0.2 * hit.context)
+        assert hit.score == pytest.approx(base + CONTEXT_WEIGHT * hit.context)
+
+
+# A reply long enough to carry its own context: ~1,300 characters about the same trip.
+LONG_REPLY = ("Caroline: It was awesome! We explored nature and roasted marshmallows around the fire. "
+              + " ".join(f"On day {n} we hiked to the {place} and the kids counted {n * 3} birds by the water."
+                         for n, place in enumerate(["lake", "ridge", "waterfall", "old mill", "meadow", "cave",
+                                                    "pine forest", "lookout", "creek", "beaver dam", "quarry",
+                                                    "orchard", "marsh", "bridge", "cliffs", "dunes"], 1)))
+
+
+def _base(hit) -> float:
+    return hit.score - CONTEXT_WEIGHT * hit.context
+
+
+def test_a_long_neighbour_lends_context_in_proportion_to_its_length(db_path, clock, embedder) -> None:
+    """A short turn lends all of its score as context; a long reply may match far from its neighbour,
+    so it lends ``context_length / characters`` of it (and all of it with the scaling off)."""
+    lent = {}
+    for length in (500, 0):
+        settings = replace(Settings(), memory=replace(Settings().memory, context_length=length))
+        with Memory(db_path.with_name(f"length-{length}.sqlite"), settings, clock=clock, embedder=embedder) as memory:
+            memory.absorb([CONVERSATION[0], LONG_REPLY, CONVERSATION[2]])
+            hits = {h.fact.text: h for h in memory.search("camping trip in June", top_k=3)}
+            lent[length] = hits[CONVERSATION[2]].context / _base(hits[LONG_REPLY])  # its one neighbour: the reply
+            short_neighbours = max(_base(hits[CONVERSATION[0]]), _base(hits[CONVERSATION[2]]))
+            assert hits[LONG_REPLY].context == pytest.approx(short_neighbours)  # short turns lend all of it
+    assert len(LONG_REPLY) > 1000
+    assert lent[500] == pytest.approx(500 / len(LONG_REPLY))
+    assert lent[0] == pytest.approx(1.0)
+
+
+def test_context_gains_agree_whether_the_index_was_loaded_written_or_caught_up(db_path, clock, embedder) -> None:
+    """The text length behind a fact's context gain reaches the index on each of its three paths."""
+    def contexts(memory: Memory) -> dict[str, float]:
+        return {h.fact.text: round(h.context, 6) for h in memory.search("camping trip in June", top_k=3)}
+
+    with Memory(db_path, clock=clock, embedder=embedder) as reader:
+        reader.search("anything", top_k=1)  # loads the (empty) index now, so the write below is caught up
+        with Memory(db_path, clock=clock, embedder=embedder) as writer:
+            writer.absorb([CONVERSATION[0], LONG_REPLY, CONVERSATION[2]])
+            written = contexts(writer)  # the writer's own rows, added from what it wrote
+        caught_up = contexts(reader)  # another process's write, read back through its journal rows
+    with Memory(db_path, clock=clock, embedder=embedder) as reopened:
+        loaded = contexts(reopened)  # every row loaded from the file
+    assert written == caught_up == loaded
+    assert written[LONG_REPLY] > 0 and written[CONVERSATION[2]] > 0
 
 
 def test_context_weight_zero_is_the_seed_formula(db_path, clock, embedder) -> None:
