@@ -193,6 +193,10 @@ class TextIndex:
             batch = missing[start:start + TOKENIZE_BATCH]
             for chunk, tokens in zip(batch, self._tokenize(batch)):
                 self._chunks[chunk] = tuple(tokens)
+                # unicode61 folds ASCII case before porter stems, so "Ravi" and the query word "ravi" have
+                # the same tokens: a lowercase query word seen capitalised in a fact needs no tokenizer call.
+                if chunk.isascii() and chunk.isalnum() and not chunk.islower():
+                    self._chunks.setdefault(chunk.lower(), self._chunks[chunk])
         return {c: self._chunks[c] for c in wanted}
 
     def add(self, fact_ids: Sequence[int], texts: Sequence[str]) -> None:

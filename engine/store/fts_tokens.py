@@ -44,8 +44,9 @@ class FtsTokenizer:
     def __init__(self, spec: str = DEFAULT_SPEC) -> None:
         self.spec = spec
         self._db = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
+        self._db.execute(f"CREATE VIRTUAL TABLE tok USING fts5(text, tokenize='{spec.replace(chr(39), chr(39) * 2)}')")
+        self._db.execute("CREATE VIRTUAL TABLE tok_terms USING fts5vocab(tok, instance)")
         self._mark_token: str | None = None
-        self._create = f"CREATE VIRTUAL TABLE tok USING fts5(text, tokenize='{spec.replace(chr(39), chr(39) * 2)}')"
 
     def tokens(self, texts: Sequence[str]) -> list[list[str]]:
         """Each text's tokens in document order (a text of separators only has none).
@@ -81,13 +82,11 @@ class FtsTokenizer:
         return self._mark_token
 
     def _rows(self, documents: Sequence[str]) -> list[tuple[int, int, str]]:
-        """(document, offset, token) of every token, sorted, from a fresh table (rows deleted from an
-        FTS5 table leave entries its vocabulary would still scan)."""
+        """(document, offset, token) of every token, sorted. The rows are written in a transaction that
+        is rolled back: the table is empty again, with no deleted entries for its vocabulary to scan."""
         db = self._db
         db.execute("BEGIN")
         try:
-            db.execute(self._create)
-            db.execute("CREATE VIRTUAL TABLE tok_terms USING fts5vocab(tok, instance)")
             db.executemany("INSERT INTO tok(rowid, text) VALUES (?, ?)", enumerate(documents))
             rows = db.execute("SELECT doc, offset, term FROM tok_terms").fetchall()
         finally:
