@@ -118,12 +118,14 @@ class Memory:
     def _vector_bytes(self) -> int:
         return 4 * (self.index.index.dim if self.index.loaded else self.context.default_dim())
 
-    def warm_up(self) -> None:
-        """Load the embedding model and the vector index now rather than on the first search
-        (front ends call it right after opening, while a person is still reading)."""
+    def warm_up(self, wait: bool = False) -> None:
+        """Load the embedding model and the vector index now rather than on the first search, and
+        start building the text index (front ends call it right after opening, while a person is
+        still reading); ``wait`` also waits for the text index (benchmarks, tests)."""
         self.embed(["warm up"])  # the model first: its load peaks ~50 MB above where it settles
         with self.store.guard():
             self.index.ready()
+            self.index.text(wait=wait)
 
     # -- writing: every write is a plan ----------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None,

@@ -76,19 +76,25 @@ def within_budget(parts: list[str], frequency: Callable[[str], int], budget: int
     return [parts[k] for k in sorted(kept)]
 
 
-def match_expression(query: str, frequency: Callable[[str], int] | None = None, budget: int = 0) -> str | None:
-    """An FTS5 MATCH string that can never be a syntax error, or None if there is nothing to match.
+def match_parts(query: str, frequency: Callable[[str], int] | None = None, budget: int = 0) -> list[str]:
+    """The words and adjacent-word phrases a query matches, each a phrase to FTS5 (or to the text index).
 
     Terms are OR-ed (a fact need not contain every word of a question), and
     each pair of adjacent content words is OR-ed in again as a phrase, so a
     fact that keeps the question's word order earns the extra BM25 weight
     (measured on LoCoMo: recall@5 +0.01). Given ``frequency`` (documents per
     word or phrase) and a positive ``budget``, only the parts ``within_budget``
-    are kept, and None is returned when even the rarest is too common for that.
+    are kept (none when even the rarest is too common for that).
     """
     parts = [*query_terms(query), *adjacent_pairs(query)]
     if parts and frequency is not None and budget > 0:
         parts = within_budget(parts, frequency, budget)
+    return parts
+
+
+def match_expression(query: str, frequency: Callable[[str], int] | None = None, budget: int = 0) -> str | None:
+    """An FTS5 MATCH string of ``match_parts`` that can never be a syntax error, or None if there is nothing to match."""
+    parts = match_parts(query, frequency, budget)
     return " OR ".join(_quoted(part) for part in parts) if parts else None
 
 

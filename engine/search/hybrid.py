@@ -5,7 +5,9 @@
 Without filters (or with only a confidence floor), every active fact is
 scored roughly, its cosine estimated from the index's sketch (exact for a
 shortlist of the nearest estimates), and the ``candidate_pool`` best and
-every text match are scored exactly (``Searcher._active``). With filters,
+every text match are scored exactly (``Searcher._active``); the text matches
+and their BM25 come from the in-memory ``TextIndex`` (the same numbers as
+FTS5's ``bm25()``), or from FTS5 when no text index is given. With filters,
 candidates are the nearest facts and best FTS5 matches among the facts that
 pass them, so a narrow filter never starves the result list. Each hit carries
 its parts so a person can see why it ranked. The context part
@@ -27,11 +29,12 @@ from engine.config import MemorySettings
 from engine.store.decay import age_days, decay_rate, effective_confidence, freshness
 from engine.vocabulary import KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
 from engine.errors import InvalidInput
-from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
+from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression, match_parts
 from engine.store import fts_rows
 from engine.store.facts_read import ids_where
 from engine.store.records import Fact, fact_columns, load_facts
 from engine.search.context import context_gains, context_of, lookup
+from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
 
 
@@ -127,18 +130,33 @@ def _normalised(rows: list[tuple[int, float]], power: float = 1.0) -> dict[int, 
 _TERM_COUNTS: weakref.WeakKeyDictionary[VectorIndex, TermCounts] = weakref.WeakKeyDictionary()
 
 
-def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> Callable[[str], int]:
+def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
+                   text: TextIndex | None = None) -> Callable[[str], int]:
+    """Facts per query word or phrase, counted up to the most the budget can use: from the text index
+    when there is one (the same counts), else from FTS5."""
+    cap = limits.text_match_budget * RAREST_STRETCH + 1
+    if text is not None:
+        return lambda part: min(text.frequency(part), cap)
     counts = _TERM_COUNTS.get(index)
     if counts is None:
-        counts = _TERM_COUNTS[index] = TermCounts(limits.text_match_budget * RAREST_STRETCH + 1)
+        counts = _TERM_COUNTS[index] = TermCounts(cap)
     return counts.bind(db)
 
 
-def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings) -> str | None:
-    """The FTS5 expression searches use: every term, or the rarest within ``text_match_budget``."""
+def text_parts(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
+               text: TextIndex | None = None) -> list[str]:
+    """The words and phrases searches match: every one, or the rarest within ``text_match_budget``."""
+    if limits.text_match_budget <= 0:
+        return match_parts(query)
+    return match_parts(query, term_frequency(db, index, limits, text), limits.text_match_budget)
+
+
+def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
+               text: TextIndex | None = None) -> str | None:
+    """The FTS5 expression of ``text_parts``."""
     if limits.text_match_budget <= 0:
         return match_expression(query)
-    return match_expression(query, term_frequency(db, index, limits), limits.text_match_budget)
+    return match_expression(query, term_frequency(db, index, limits, text), limits.text_match_budget)
 
 
 # Per open memory: every indexed fact's freshness, for ranking them all roughly (see ``Searcher._active``).
@@ -195,6 +213,8 @@ class Searcher:
     db: sqlite3.Connection
     index: VectorIndex
     limits: MemorySettings
+    # Every fact's text in memory (``IndexSync.text``); None: FTS5 answers the text part.
+    text: TextIndex | None = None
 
     def _allowed_ids(self, filters: SearchFilters) -> np.ndarray | None:
         if not filters.narrows:
@@ -226,7 +246,9 @@ class Searcher:
         return np.asarray(found_ids, np.int64), np.stack(rows)
 
     def _bm25(self, query: str, filters: SearchFilters) -> dict[int, float]:
-        expression = text_query(query, self.db, self.index, self.limits)
+        """Filtered searches keep FTS5 (joined with the filters in SQL); the text index, when there is
+        one, only counts the words for the budget."""
+        expression = text_query(query, self.db, self.index, self.limits, self.text)
         if expression is None:
             return {}
         where, params = filters.sql()
@@ -255,22 +277,28 @@ class Searcher:
         return np.fromiter(rows, np.int64, len(rows)), np.asarray(meta, np.float64).reshape(-1, 3)
 
     def _bm25_active(self, query: str) -> TextMatches:
-        """Active text matches and their BM25 parts, best first; FTS5 orders by rank itself, no join.
+        """Active text matches and their BM25 parts, best first.
 
-        Every match is read (``text_match_budget`` bounds them): FTS5 scores them
-        all for the ORDER BY regardless, and every fact gets its true BM25 part.
+        Every match is read (``text_match_budget`` bounds them) and every fact gets
+        its true BM25 part. The text index ranks every fact as FTS5 does (same
+        values, ties by id) and the same first ``limit`` are kept; without one,
+        FTS5 orders by rank itself, no join.
         """
-        expression = text_query(query, self.db, self.index, self.limits)
-        if expression is None:
-            return TextMatches(np.zeros(0, np.int64), np.zeros(0))
         limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
-        found = fts_rows.ranked_matches(self.db, expression, limit)
-        if not found:
+        if self.text is not None:
+            parts = text_parts(query, self.db, self.index, self.limits, self.text)
+            matches = self.text.ranked(parts, limit)
+            ids, text = matches.fact_ids, matches.scores
+        else:
+            expression = text_query(query, self.db, self.index, self.limits)
+            found = fts_rows.ranked_matches(self.db, expression, limit) if expression is not None else []
+            ids, ranks = np.asarray(found, np.float64).reshape(-1, 2).T
+            ids, text = ids.astype(np.int64), -ranks
+        if not len(ids):
             return TextMatches(np.zeros(0, np.int64), np.zeros(0))
-        ids, ranks = np.asarray(found, np.float64).T
-        rows = self.index.rows_or_missing(ids.astype(np.int64))
+        rows = self.index.rows_or_missing(ids)
         active = rows >= 0
-        rows, text = rows[active], -ranks[active]
+        rows, text = rows[active], text[active]
         return TextMatches(rows, bm25_parts(text, self.limits.bm25_power))
 
     def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:

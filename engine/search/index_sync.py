@@ -3,20 +3,28 @@
 Loaded once on first need; then this process's writes are applied from what they wrote
 (no read-back of vectors just written), and other processes' writes from the change record
 rebuilt from their journal rows, noticed cheaply through ``PRAGMA data_version``.
+
+The text index (``TextIndex``, every fact's FTS5 tokens) is kept the same way: built from the
+file on first search, then the facts each change record adds are read and appended before the
+next search. Facts are never deleted and their text never changes, so adding is all it needs;
+which facts are active is the vector index's business.
 """
 
 from __future__ import annotations
 
+import threading
 from collections import Counter
 from typing import Callable, Iterable, Iterator
 
 import numpy as np
 
 from engine.changes import ChangeRecord
+from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
-from engine.store import vector_rows
+from engine.store import fts_rows, vector_rows
 from engine.store.connection import Store
 from engine.store.decay import decay_rate
+from engine.store.fts_tokens import FtsTokenizer, splits_on_whitespace, tokenizer_spec
 from engine.store.journal import changes_between, high_water
 from engine.store.records import fact_columns
 
@@ -37,14 +45,18 @@ class IndexSync:
         self.index: VectorIndex | None = None
         self.journal_mark = 0
         self._data_version = -1
+        self.text_index: TextIndex | None = None
+        self._build: _TextBuild | None = None
+        self._text_added: list[int] = []  # facts written since the text index last looked
 
     @property
     def loaded(self) -> bool:
         return self.index is not None
 
     def drop(self) -> None:
-        """Forget the loaded index; the next search loads it again from the file."""
+        """Forget the loaded indexes; the next search loads them again from the file."""
         self.index = None
+        self.text_index = self._build = None
 
     def ready(self) -> VectorIndex:
         """Call with the store guarded: the index, loaded once and then kept in step."""
@@ -68,12 +80,53 @@ class IndexSync:
         if not record.empty:
             self.journal_mark = record.journal_last
             self._reload(record.facts)
+            self._note_added(record)
         return record
+
+    def _note_added(self, record: ChangeRecord) -> None:
+        if self.text_index is not None or self._build is not None:
+            self._text_added += record.facts_added
+
+    def text(self, wait: bool = False) -> TextIndex | None:
+        """Call with the store guarded, after ``ready``: every fact's text, or None while it is being built.
+
+        The first call starts building it from the file in a thread of its own (a
+        second, read-only connection; ~1 s of work at 100k facts, which would
+        double a cold start); until it is done, searches use FTS5, which gives
+        the same results. ``wait`` waits for the build. Once built, facts added
+        since are read and appended here.
+        """
+        if self.text_index is None:
+            if self._build is None:
+                spec = tokenizer_spec(self._store.db)
+                if not splits_on_whitespace(spec):
+                    return None  # a tokenizer the index cannot follow: FTS5 answers
+                self._text_added = []
+                self._build = _TextBuild(self._store, FtsTokenizer(spec))
+                self._build.start()
+            if wait:
+                self._build.join()
+            if self._build.is_alive() or self._build.error is not None:
+                return None  # building, or it failed (the file went away): FTS5 answers
+            self.text_index, self._build = self._build.index, None
+        if self._text_added:
+            db, index, added = self._store.db, self.text_index, self._text_added
+            self._text_added = []
+            rows = fts_rows.fact_texts_after(db, index.mark)
+            # Ids are handed out in order, but a restore may write a lower id than one already indexed.
+            lower = [fid for fid in added if fid <= index.mark]
+            if lower:
+                missing = [fid for fid, known in zip(lower, index.has(lower)) if not known]
+                rows += [(fid, row["text"]) for fid, row in fact_columns(db, missing, "text").items()]
+                rows.sort(key=lambda r: r[0])
+            index.add([r[0] for r in rows], [r[1] for r in rows])
+        return self.text_index
 
     def apply(self, record: ChangeRecord, inserted: Inserted | None = None,
               reinforced: Reinforced | None = None) -> None:
         """This process's write: ``record`` says which facts changed; ``inserted`` and ``reinforced``
         carry rows already in hand, so only the rest is read back."""
+        self._note_added(record)
         if self.index is None:
             return
         changed = {*record.facts_status_changed}  # e.g. inserted, then superseded in the same plan
@@ -143,3 +196,29 @@ class IndexSync:
         kept = [fid for fid, row in zip(ids, rows.tolist()) if row >= 0]
         self._reload([fid for fid, row in zip(ids, rows.tolist()) if row < 0])  # not indexed: as any change
         self.index.set_ranking(kept, [reinforced[fid] for fid in kept])
+
+
+class _TextBuild(threading.Thread):
+    """Reads every fact's text through its own read-only connection, a chunk at a time, into a
+    ``TextIndex``. Facts are never deleted nor their text changed, so chunks read in separate
+    transactions add up to the file as of the last; what is written meanwhile reaches the index
+    through the change records, like every later write."""
+
+    CHUNK = 4096
+
+    def __init__(self, store: Store, tokenizer: FtsTokenizer) -> None:
+        super().__init__(name="memlens-text-index", daemon=True)
+        self.index = TextIndex(tokenizer.tokens)
+        self.error: Exception | None = None
+        self._store = store
+
+    def run(self) -> None:
+        try:
+            db = self._store.reader()
+            try:
+                while rows := fts_rows.fact_texts_after(db, self.index.mark, self.CHUNK):
+                    self.index.add([r[0] for r in rows], [r[1] for r in rows])
+            finally:
+                db.close()
+        except Exception as err:  # noqa: BLE001 - any failure leaves search on FTS5, which still works
+            self.error = err

@@ -46,7 +46,7 @@ class SearchService:
             index = self._index.ready()
             if len(vector) != index.dim:
                 raise InvalidInput(f"query vector has {len(vector)} dimensions; this memory uses {index.dim}")
-            hits = Searcher(ctx.store.db, index, limits).search(
+            hits = Searcher(ctx.store.db, index, limits, self._index.text()).search(
                 query, vector, rerank.pool_size(limits, llm, top_k), filters, ctx.clock())
             hits = rerank.rerank(limits, llm, query, hits, top_k)
             searched = time.perf_counter()

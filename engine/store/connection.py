@@ -175,6 +175,11 @@ class Store:
                     raise StoreError(_explain(self.path, err)) from None
                 raise
 
+    def reader(self) -> sqlite3.Connection:
+        """A second, read-only connection to the file, for a thread that reads without the lock
+        (the text index's build). The caller closes it."""
+        return _connect(self.path, read_only=True)
+
     def data_version(self) -> int:
         """Changes when another connection commits; used to keep in-memory indexes in step."""
         return self.db.execute("PRAGMA data_version").fetchone()[0]

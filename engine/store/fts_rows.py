@@ -35,3 +35,9 @@ def ranked_matches_where(db: sqlite3.Connection, expression: str, where: str, pa
         f"SELECT facts_fts.rowid, bm25(facts_fts) AS rank FROM facts_fts JOIN facts ON facts.id = facts_fts.rowid "
         f"WHERE facts_fts MATCH ? AND {where} ORDER BY rank LIMIT ?",
         [expression, *params, limit]).fetchall()
+
+
+def fact_texts_after(db: sqlite3.Connection, mark: int, limit: int = -1) -> list[tuple[int, str]]:
+    """(id, text) of the facts with an id above ``mark``, by id (the first ``limit``; -1: all): what the
+    in-memory text index adds. Every fact, whatever its status: ``facts_fts`` holds them all."""
+    return db.execute("SELECT id, text FROM facts WHERE id > ? ORDER BY id LIMIT ?", (mark, limit)).fetchall()
