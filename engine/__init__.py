@@ -30,11 +30,11 @@ from engine.search.service import Timing
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
-from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, OUTCOMES, READ_MODES, SCOPES, STATUSES
+from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, MAX_ITEMS, OUTCOMES, READ_MODES, SCOPES, STATUSES
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
-    "ImportRun",
+    "ImportRun", "MAX_ITEMS",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
     "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
