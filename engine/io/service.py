@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
@@ -39,49 +40,61 @@ class Transfers:
         MemLens export is restored as one ``import`` plan instead.
         """
         path = Path(path)
-        source, lines, regular = stream.identify(path, source_label)
-        if not regular:
-            raise InvalidInput(f"{path} is not a regular file; pipe a stream to 'memlens absorb --file -'")
-        stop = stream.should_stop(cancel)
-        run = ImportRun(str(path), source, lines, dry_run=dry_run)
-        handle, records = stream.open_records(path, max(stream.MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES))
-        with handle:
-            first, records = stream.first_and_rest(records)
-            if first is not None and transfer.is_export_header(first[1].value):
-                return self._restore(path, source, records, run)
-            with self._ctx.store.guard():
-                done = applied_chunks(self._ctx.store.db, source)
-            run.resumed = 0
-            chunker = stream.Chunker(records, [(first_line, last_line) for _, first_line, last_line, _ in done],
-                                     chunk_items or stream.CHUNK_ITEMS, chunk_chars or stream.CHUNK_CHARS)
-            chunks = iter(chunker)
-            try:
-                for chunk in chunks:
-                    if stop():
-                        run.cancelled = run.more = True
-                        break
-                    plan = self._plans.absorb(chunk.items, dry_run=dry_run, defaults=defaults,
-                                              progress=_within(progress, chunk, lines),
-                                              record=_recorder(source, chunk))
-                    run.add(plan, chunk.lines)
-                    if progress is not None:
-                        progress(min(chunk.last_line, lines), lines)
-                    if dry_run:
-                        run.more = next(chunks, None) is not None
-                        break
-            except MemLensError as err:
-                if run.applied_plans:  # what was applied stays; say so, and how to go on
-                    err.args = (f"{err}; before that, {run.written:,} items were written in plans "
-                                f"{', '.join(map(str, run.applied_plans))}: run the same import again to resume",)
-                raise
-            run.resumed = chunker.skipped
+        with jsonl.open_input(path) as handle:
+            mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
+            source, lines, regular = stream.identify(handle, path, source_label)
+            if not regular:
+                raise InvalidInput(f"{path} is not a regular file; pipe a stream to 'memlens absorb --file -'")
+            handle.seek(0)
+            records = jsonl.read_records(handle, max(stream.MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES))
+            run = ImportRun(str(path), source, lines, dry_run=dry_run)
+            return self._import_lines(handle, records, run, mtime_ns, dry_run=dry_run, defaults=defaults,
+                                      progress=progress, stop=stream.should_stop(cancel),
+                                      chunk_items=chunk_items or stream.CHUNK_ITEMS,
+                                      chunk_chars=chunk_chars or stream.CHUNK_CHARS)
+
+    def _import_lines(self, handle: IO[bytes], records: Iterator[tuple[int, RawItem]], run: ImportRun,
+                      mtime_ns: int, *, dry_run: bool, defaults: dict[str, Any] | None, progress: Progress | None,
+                      stop: Callable[[], bool], chunk_items: int, chunk_chars: int) -> ImportRun:
+        source, lines = run.source, run.total_lines
+        first, records = stream.first_and_rest(records)
+        if first is not None and transfer.is_export_header(first[1].value):
+            return self._restore(source, records, run)
+        with self._ctx.store.guard():
+            done = applied_chunks(self._ctx.store.db, source)
+        chunker = stream.Chunker(records, [(first_line, last_line) for _, first_line, last_line, _ in done],
+                                 chunk_items, chunk_chars)
+        chunks = iter(chunker)
+        try:
+            for chunk in chunks:
+                if stop():
+                    run.cancelled = run.more = True
+                    break
+                if stream.changed(handle, source, mtime_ns):
+                    raise InvalidInput(f"{run.path} changed during the import, so the rest was not read "
+                                       f"(a changed file is a new import)")
+                plan = self._plans.absorb(chunk.items, dry_run=dry_run, defaults=defaults,
+                                          progress=_within(progress, chunk, lines),
+                                          record=_recorder(source, chunk))
+                run.add(plan, chunk.lines)
+                if progress is not None:
+                    progress(min(chunk.last_line, lines), lines)
+                if dry_run:
+                    run.more = next(chunks, None) is not None
+                    break
+        except MemLensError as err:
+            if run.applied_plans:  # what was applied stays; say so, and how to go on
+                err.args = (f"{err}; before that, {run.written:,} items were written in plans "
+                            f"{', '.join(map(str, run.applied_plans))}: run the same import again to resume",)
+            raise
+        run.resumed = chunker.skipped
         if not run.chunks and not run.resumed and not run.cancelled:
             # An input without any item: an empty plan, as an absorb of nothing always gave.
             run.plan = self._plans.absorb([], dry_run=dry_run, defaults=defaults)
             run.chunks.append(ChunkResult(run.plan.id, 0, 0, 0, run.plan.status, {}))
         return run
 
-    def _restore(self, path: Path, source: SourceFile, records: Iterator[tuple[int, RawItem]],
+    def _restore(self, source: SourceFile, records: Iterator[tuple[int, RawItem]],
                  run: ImportRun) -> ImportRun:
         """A MemLens export: one ``import`` plan, since edges may point to any later line and ids are
         kept exact into an empty memory. Lines are parsed straight into the plan's items."""

@@ -31,28 +31,34 @@ MAX_REFUSALS_KEPT = 1000  # refused lines remembered for the report (all are cou
 _BLOCK = 1 << 20
 
 
-def identify(path: Path, label: str | None = None) -> tuple[SourceFile, int, bool]:
-    """The file's identity, its number of lines, and whether it is a regular file.
+def identify(stream: IO[bytes], path: Path, label: str | None = None) -> tuple[SourceFile, int, bool]:
+    """The identity of the file open as ``stream``, its number of lines, and whether it is a regular
+    file; ``stream`` is left at its end.
 
     ``label`` replaces the resolved path in the identity (``<stdin>`` for a spooled stream).
     A stream that is not a regular file (a device, a pipe) is read up to ``MAX_INPUT_BYTES`` only.
     """
     digest, size, lines, last = hashlib.sha256(), 0, 0, b""
-    with jsonl.open_input(path) as stream:
-        regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
-        cap = max(MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES) if regular else jsonl.MAX_INPUT_BYTES
-        while block := stream.read(_BLOCK):
-            size += len(block)
-            if size > cap:
-                raise InvalidInput(f"the input is larger than the cap of {cap:,} bytes"
-                                   f"{' (MAX_INPUT_BYTES)' if not regular else ''}; split it into smaller files")
-            digest.update(block)
-            lines += block.count(b"\n")
-            last = block[-1:]
+    regular = stat.S_ISREG(os.fstat(stream.fileno()).st_mode)
+    cap = max(MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES) if regular else jsonl.MAX_INPUT_BYTES
+    while block := stream.read(_BLOCK):
+        size += len(block)
+        if size > cap:
+            raise InvalidInput(f"the input is larger than the cap of {cap:,} bytes"
+                               f"{' (MAX_INPUT_BYTES)' if not regular else ''}; split it into smaller files")
+        digest.update(block)
+        lines += block.count(b"\n")
+        last = block[-1:]
     if size and last != b"\n":
         lines += 1
     source = label if label is not None else str(Path(path).resolve())
     return SourceFile(source, size, digest.hexdigest()), lines, regular
+
+
+def changed(stream: IO[bytes], source: SourceFile, mtime_ns: int) -> bool:
+    """Whether the open file was written to since it was identified (its size or time differ)."""
+    now = os.fstat(stream.fileno())
+    return now.st_size != source.size or now.st_mtime_ns != mtime_ns
 
 
 @dataclass
@@ -233,8 +239,3 @@ def first_and_rest(records: Iterator[tuple[int, RawItem]]) -> tuple[tuple[int, R
             yield first
         yield from records
     return first, rest()
-
-
-def open_records(path: Path, cap: int) -> tuple[IO[bytes], Iterator[tuple[int, RawItem]]]:
-    stream = jsonl.open_input(path)
-    return stream, jsonl.read_records(stream, cap)

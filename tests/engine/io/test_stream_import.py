@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from engine import ImportRun, Memory
+from engine import ImportRun, InvalidInput, Memory
 from engine.io import jsonl
 
 CITIES = ("Kazan", "Lisbon", "Berlin", "Osaka", "Quito", "Tartu", "Accra", "Perth")
@@ -163,3 +163,16 @@ def test_an_export_is_still_restored_as_one_plan(memory: Memory, tmp_path: Path,
     with Memory(tmp_path / "copy.sqlite", clock=clock, embedder=embedder) as copy:
         run = copy.import_file(export, chunk_items=10)
         assert run.restored and run.single and run.plan.kind == "import" and copy.stats()["facts"] == 30
+
+
+def test_a_file_written_to_during_the_import_stops_it(memory: Memory, tmp_path: Path) -> None:
+    path = tmp_path / "bulk.jsonl"
+    write_lines(path, 60)
+
+    def progress(done: int, total: int) -> None:
+        if done >= 20:  # the first chunk is applied: someone appends to the file
+            with path.open("ab") as out:
+                out.write(json.dumps({"text": fact(5000)}).encode() + b"\n")
+    with pytest.raises(InvalidInput, match="changed during the import.*20 items were written in plans"):
+        memory.import_file(path, chunk_items=20, progress=progress)
+    assert memory.stats()["facts"] == 20 and not memory.verify().problems
