@@ -15,8 +15,9 @@ from engine.absorb.planner import RawItem
 from engine.errors import InvalidInput, MemLensError
 
 MAX_LINE_BYTES = 1 << 20
-# The whole input's cap: every line read is kept until the plan is made, and a stream such as
-# /dev/urandom or /dev/zero never ends. 128 MiB holds an export of ~200,000 facts.
+# The cap of an input held whole: an export restored as one plan, standard input spooled, a stream
+# that is not a regular file (/dev/urandom or /dev/zero never ends). 128 MiB holds an export of
+# ~200,000 facts. A regular file absorbed in chunks has its own cap (``stream.MAX_STREAM_BYTES``).
 MAX_INPUT_BYTES = 128 << 20
 
 
