@@ -77,6 +77,7 @@ class Transfers:
                                           progress=_within(progress, chunk, lines),
                                           record=_recorder(source, chunk))
                 run.add(plan, chunk.lines)
+                stream.release_freed_memory()
                 if progress is not None:
                     progress(min(chunk.last_line, lines), lines)
                 if dry_run:
