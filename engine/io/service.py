@@ -168,12 +168,14 @@ def _recorder(source: SourceFile, chunk: stream.Chunk) -> Recorder:
     return lambda db, plan: record_chunk(db, plan.id, source, chunk.first_line, chunk.last_line, len(chunk.items))
 
 
-def _within(progress: Progress | None, chunk: stream.Chunk, lines: int) -> Progress | None:
-    """The planner's progress over a chunk's texts, as lines of the whole file."""
-    if progress is None:
-        return None
+def _within(progress: Progress | None, chunk: stream.Chunk, lines: int) -> Progress:
+    """The planner's progress over a chunk's texts, as lines of the whole file. Called between the
+    planner's embedding slices (64 texts), it also hands freed memory back, so the transient peak of
+    one slice's model runs does not stack on pages the previous slice left behind."""
     start, span = chunk.first_line - 1, chunk.last_line - chunk.first_line + 1
 
     def report(done: int, total: int) -> None:
-        progress(min(start + (span * done // total if total else 0), lines), lines)
+        stream.release_freed_memory()
+        if progress is not None:
+            progress(min(start + (span * done // total if total else 0), lines), lines)
     return report
