@@ -169,6 +169,11 @@ class FileActions(QObject):
 
     def _watch(self, review: PlanReview) -> None:
         self.last_review = review
+        run = self._more.get(review.plan.id)
+        if run is not None and run.more:
+            review.summary.setText(f"{review.summary.text()} This is the first chunk of {Path(run.path).name}: "
+                                   f"lines {run.chunks[0].first_line:,}–{run.done_lines:,} of "
+                                   f"{run.total_lines:,}; once it is applied, the rest can follow.")
         review.applied.connect(self._first_chunk_applied)
 
     def export_dialog(self) -> None:

@@ -29,7 +29,7 @@ def test_a_long_import_reviews_the_first_chunk_then_cancel_stops_between_chunks_
     window.files.import_file(big)  # a dry run of the first chunk, for review
     qtbot.waitUntil(lambda: window.files.last_review is not None, timeout=WAIT_MS)
     review = window.files.last_review
-    assert len(review.plan.items) == CHUNK
+    assert len(review.plan.items) == CHUNK and f"lines 1–{CHUNK} of {LINES}" in review.summary.text()
     with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
         review.apply_button.click()
     qtbot.waitUntil(lambda: window.files.last_prompt is not None
