@@ -19,6 +19,7 @@ from engine.history.reading import Reading
 from engine.history.replay import Replay
 from engine.history.timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
 from engine.io.importers import IMPORT_FORMATS
+from engine.io.stream import ImportRun
 from engine.memory import Memory
 from engine.paths import config_path_for, default_memory_path
 from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
@@ -29,10 +30,11 @@ from engine.search.service import Timing
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
-from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, OUTCOMES, READ_MODES, SCOPES, STATUSES
+from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, MAX_ITEMS, OUTCOMES, READ_MODES, SCOPES, STATUSES
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
+    "ImportRun", "MAX_ITEMS",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
     "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",

@@ -32,6 +32,7 @@ from engine.history.service import History
 from engine.housekeeping.abstract import Report
 from engine.housekeeping.service import Housekeeping
 from engine.io.service import Transfers
+from engine.io.stream import ImportRun
 from engine.models.llm import LLMClient
 from engine.history.replay import Replay
 from engine.plans.acts import Curation
@@ -224,17 +225,28 @@ class Memory:
         return self.transfers.export(stream)
 
     def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
-                    progress: Progress | None = None) -> Plan:
-        """Import JSONL: a MemLens export is restored as an ``import`` plan; any other file is absorbed."""
-        return self.transfers.import_file(path, dry_run=dry_run, defaults=defaults, progress=progress)
+                    progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
+                    chunk_chars: int | None = None, source_label: str | None = None) -> ImportRun:
+        """Import JSONL: a MemLens export is restored as one ``import`` plan; any other file is absorbed in
+        chunks of up to ``chunk_items`` items (``vocabulary.MAX_ITEMS``) or ``chunk_chars`` characters of
+        text, each its own plan, applied before the next is read.
+
+        ``progress(line, lines)``; ``cancel`` (a ``threading.Event`` or a callable returning True) stops
+        between chunks, applied chunks staying applied. Running the same import again on the same file
+        (resolved path or ``source_label``, size, SHA-256) skips the lines of chunks already applied.
+        A dry run plans the first chunk not yet applied only (``ImportRun.more`` says lines remain).
+        """
+        return self.transfers.import_file(path, dry_run=dry_run, defaults=defaults, progress=progress,
+                                          cancel=cancel, chunk_items=chunk_items, chunk_chars=chunk_chars,
+                                          source_label=source_label)
 
     def import_from(self, fmt: str, path: Path | str, *, dry_run: bool = False,
                     defaults: dict[str, Any] | None = None, progress: Progress | None = None,
-                    as_profile: bool = False) -> Plan:
+                    as_profile: bool = False) -> Plan | ImportRun:
         """Bring in a file (or folder) written by another memory tool, as an absorb plan.
 
-        ``fmt`` is one of ``IMPORT_FORMATS``: ``jsonl`` (a MemLens export is restored exactly),
-        ``hermes``, ``mem0`` or ``markdown``. ``as_profile`` (hermes only) also saves the files as
+        ``fmt`` is one of ``IMPORT_FORMATS``: ``jsonl`` (``import_file``, so an ``ImportRun``; a MemLens
+        export is restored exactly), ``hermes``, ``mem0`` or ``markdown``. ``as_profile`` (hermes only) also saves the files as
         this memory's MEMORY.md / USER.md unless ``dry_run``; it never overwrites other text.
         """
         return self.transfers.import_from(fmt, path, dry_run=dry_run, defaults=defaults, progress=progress,

@@ -16,7 +16,7 @@ from typing import Any, Callable
 from PySide6.QtCore import QObject, QSettings
 from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
 
-from engine import Memory, resource_path
+from engine import MAX_ITEMS, ImportRun, MemLensError, Memory, Plan, resource_path
 
 from gui.dialogs.import_dialog import ImportDialog
 from gui.dialogs.plan_review import PlanReview, propose
@@ -37,6 +37,9 @@ class FileActions(QObject):
         self.last_review: PlanReview | None = None
         self.last_message: QMessageBox | None = None
         self.last_prompt: QWidget | None = None
+        self.last_import: ImportRun | None = None
+        self.chunk_items: int | None = None  # items per import chunk; None: the engine's (tests set fewer)
+        self._more: dict[int, ImportRun] = {}  # drafts of a first chunk, by plan id, whose file has more
         self.confirm_leave: Callable[[str, Callable[[], Any]], None] = lambda _action, then: then()
         session.opened.connect(lambda _stats: self._remember(session.path))
         session.open_failed.connect(self._open_failed)
@@ -112,17 +115,66 @@ class FileActions(QObject):
         dialog.open()
 
     def import_file(self, path: Path, fmt: str = "jsonl") -> None:
-        """A dry-run plan of the import, shown for review; nothing is written before Apply."""
+        """A dry-run plan of the import, shown for review; nothing is written before Apply.
+
+        A JSONL file longer than one chunk (``Memory.import_file``) is reviewed by its first chunk;
+        once that is applied, ``import_rest`` offers to bring in the rest, chunk by chunk."""
         if not self.session.is_open:
             self.message("No memory open", "Open or create a memory file first, then import into it.")
             return
-        propose(self.session, self.window, f"Import {path.name} ({fmt})",
-                lambda m, progress: m.import_from(fmt, path, dry_run=True, progress=progress.report),
-                self._watch, on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"),
-                with_progress=True)
+        if fmt != "jsonl":
+            make = lambda m, progress: m.import_from(fmt, path, dry_run=True, progress=progress.report)  # noqa: E731
+        else:
+            def make(m: Memory, progress: Progress) -> Plan:
+                run = m.import_file(path, dry_run=True, progress=progress.report, chunk_items=self.chunk_items)
+                if run.plan is None:
+                    raise MemLensError(f"nothing left to import: {run.summary()}")
+                if run.more or run.resumed:
+                    self._more[run.plan.id] = run
+                return run.plan
+        propose(self.session, self.window, f"Import {path.name} ({fmt})", make, self._watch,
+                on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"), with_progress=True)
+
+    def _first_chunk_applied(self, plan: Plan) -> None:
+        run = self._more.pop(plan.id, None)
+        if run is None or not run.more:
+            return
+        ask = QMessageBox(QMessageBox.Icon.Question, "Import the rest?",
+                          f"Plan {plan.id} (lines {run.chunks[0].first_line:,}–{run.done_lines:,} of "
+                          f"{run.total_lines:,}) is applied. Import the rest of {Path(run.path).name} now?\n\n"
+                          f"It is planned and applied in chunks of up to {self.chunk_items or MAX_ITEMS:,} items "
+                          f"without another review; Cancel (Esc) stops between chunks, and importing the same "
+                          f"file again goes on where it stopped.",
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.No, self.window)
+        ask.accepted.connect(lambda: self.import_rest(Path(run.path)))
+        self.last_prompt = ask
+        ask.open()
+
+    def import_rest(self, path: Path) -> None:
+        """Import a JSONL file without review, chunk by chunk, with progress; Cancel stops between chunks
+        (what was applied stays), and a later import of the same file resumes after it."""
+        if not self.session.is_open:
+            return
+
+        def work(m: Memory, progress: Progress) -> ImportRun:
+            return m.import_file(path, progress=progress.show, cancel=lambda: progress.cancelled,
+                                 chunk_items=self.chunk_items)
+
+        def done(run: ImportRun) -> None:
+            self.last_import = run
+            self.message("Import stopped" if run.cancelled else "Import done", run.summary() + ".")
+
+        self.session.write(work, done, label=f"Importing {path.name}", with_progress=True,
+                           on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"))
 
     def _watch(self, review: PlanReview) -> None:
         self.last_review = review
+        run = self._more.get(review.plan.id)
+        if run is not None and run.more:
+            review.summary.setText(f"{review.summary.text()} This is the first chunk of {Path(run.path).name}: "
+                                   f"lines {run.chunks[0].first_line:,}–{run.done_lines:,} of "
+                                   f"{run.total_lines:,}; once it is applied, the rest can follow.")
+        review.applied.connect(self._first_chunk_applied)
 
     def export_dialog(self) -> None:
         if not self.session.is_open:
@@ -148,7 +200,7 @@ class FileActions(QObject):
         return str(self.session.path.parent) if self.session.path else str(Path.home())
 
     def message(self, title: str, text: str) -> None:
-        box = QMessageBox(QMessageBox.Icon.Information if title == "Exported" else QMessageBox.Icon.Warning,
+        box = QMessageBox(QMessageBox.Icon.Information if title in ("Exported", "Import done") else QMessageBox.Icon.Warning,
                           title, text, QMessageBox.StandardButton.Ok, self.window)
         box.setObjectName("messageBox")
         self.last_message = box

@@ -44,6 +44,10 @@ class Progress:
         self.check()
         self._relay.progress.emit(self.label, done, total)
 
+    def show(self, done: int, total: int = 0) -> None:
+        """Report without stopping: for work that stops itself at a safe point (``cancelled``)."""
+        self._relay.progress.emit(self.label, done, total)
+
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()

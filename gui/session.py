@@ -149,17 +149,17 @@ class Session(QObject):
         return self.runner.submit(work, current(on_done), on_error=current(on_error or self.error.emit), lane=lane,
                                   label=label, priority=priority, quiet=quiet)
 
-    def write(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
+    def write(self, fn: Callable[..., Any], on_done: Callable[[Any], None] | None = None, *,
               label: str = "", on_error: Callable[[str], None] | None = None,
-              generation: int | None = None) -> Progress | None:
+              generation: int | None = None, with_progress: bool = False) -> Progress | None:
         """Like ``call`` for work that changes the file: announces what changed, by this write and by
         any other process since the panes last heard, as one ``ChangeRecord``."""
         seen = self.seen
 
-        def work(memory: Memory) -> tuple[Any, dict, list[JournalEntry], ChangeRecord, int]:
+        def work(memory: Memory, *progress: Progress) -> tuple[Any, dict, list[JournalEntry], ChangeRecord, int]:
             # Rows other processes wrote first are read before ours, so they are announced as theirs.
             theirs, _ = memory.poll(seen)
-            value = fn(memory)
+            value = fn(memory, *progress)
             return value, memory.stats(), theirs, memory.changes_since(seen), memory.journal_high_water()
 
         def done(result: tuple[Any, dict, list[JournalEntry], ChangeRecord, int]) -> None:
@@ -172,7 +172,8 @@ class Session(QObject):
             if on_done:
                 on_done(value)
 
-        return self.call(work, done, label=label, on_error=on_error, generation=generation)
+        return self.call(work, done, label=label, on_error=on_error, generation=generation,
+                         with_progress=with_progress)
 
     def poll(self) -> None:
         """Ask the file what other processes wrote since the panes last heard (one pragma when idle)."""

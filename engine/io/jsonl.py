@@ -15,18 +15,19 @@ from engine.absorb.planner import RawItem
 from engine.errors import InvalidInput, MemLensError
 
 MAX_LINE_BYTES = 1 << 20
-# The whole input's cap: every line read is kept until the plan is made, and a stream such as
-# /dev/urandom or /dev/zero never ends. 128 MiB holds an export of ~200,000 facts.
+# The cap of an input held whole: an export restored as one plan, standard input spooled, a stream
+# that is not a regular file (/dev/urandom or /dev/zero never ends). 128 MiB holds an export of
+# ~200,000 facts. A regular file absorbed in chunks has its own cap (``stream.MAX_STREAM_BYTES``).
 MAX_INPUT_BYTES = 128 << 20
 
 
-def _lines(stream: IO[bytes]) -> Iterator[tuple[int, bytes, bool]]:
+def _lines(stream: IO[bytes], cap: int | None = None) -> Iterator[tuple[int, bytes, bool]]:
     """(line number, bytes, too long) for each line; an overlong line is drained, not kept.
 
     Raises ``InvalidInput`` naming the cap once more than ``MAX_INPUT_BYTES`` were read
     (drained bytes count too), so the caller writes nothing from a truncated input.
     """
-    number, total, cap = 0, 0, MAX_INPUT_BYTES
+    number, total, cap = 0, 0, MAX_INPUT_BYTES if cap is None else cap
     while True:
         chunk = stream.readline(MAX_LINE_BYTES + 1)
         if not chunk:
@@ -63,9 +64,10 @@ def parse_line(number: int, data: bytes) -> RawItem:
     return RawItem(value)
 
 
-def read_records(stream: IO[bytes]) -> Iterator[tuple[int, RawItem]]:
-    """Every non-blank line as (line number, parsed item or error)."""
-    for number, data, too_long in _lines(stream):
+def read_records(stream: IO[bytes], cap: int | None = None) -> Iterator[tuple[int, RawItem]]:
+    """Every non-blank line as (line number, parsed item or error); ``cap`` bytes at most
+    (``MAX_INPUT_BYTES`` unless given)."""
+    for number, data, too_long in _lines(stream, cap):
         if too_long:
             yield number, RawItem(None, f"line {number}: longer than {MAX_LINE_BYTES:,} bytes")
         elif data.strip():

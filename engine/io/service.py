@@ -2,17 +2,21 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
-from typing import IO, Any, Callable
+from typing import IO, Any, Callable, Iterator
 
 from engine.agents import profile as profile_files
 from engine.agents.service import AgentFiles
-from engine.errors import Conflict, InvalidInput, StoreError
-from engine.io import importers, transfer
-from engine.io.jsonl import open_input, read_records
-from engine.plans.service import PlanService, Progress
+from engine.absorb.planner import RawItem
+from engine.errors import Conflict, InvalidInput, MemLensError, StoreError
+from engine.io import importers, stream, transfer
+from engine.io import jsonl
+from engine.io.stream import ChunkResult, ImportRun
+from engine.plans.service import PlanService, Progress, Recorder
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context
+from engine.store.import_chunks import SourceFile, applied_chunks, record_chunk
 from engine.store.plans import Plan
 
 
@@ -26,27 +30,103 @@ class Transfers:
             return transfer.write_export(stream, self._ctx.store.db, self._ctx.clock())
 
     def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
-                    progress: Progress | None = None) -> Plan:
-        with open_input(Path(path)) as stream:
-            entries = list(read_records(stream))
-        if not entries or not transfer.is_export_header(entries[0][1].value):
-            return self._plans.absorb([raw for _, raw in entries], dry_run=dry_run, defaults=defaults,
-                                      progress=progress)
-        records = [(k, raw.value, raw.error) for k, (_, raw) in enumerate(entries[1:])]
+                    progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
+                    chunk_chars: int | None = None, source_label: str | None = None) -> ImportRun:
+        """Import a JSONL file in chunks (``stream.Chunker``), each planned and applied as its own plan.
+
+        ``progress(line, lines)`` follows the lines; ``cancel`` (a ``threading.Event`` or a callable)
+        is checked between chunks. A re-run on the same file (path, size, SHA-256) skips the lines of
+        chunks applied before. A dry run plans the first chunk not yet applied and stops there. A
+        MemLens export is restored as one ``import`` plan instead.
+        """
+        path = Path(path)
+        with jsonl.open_input(path) as handle:
+            mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
+            source, lines, regular = stream.identify(handle, path, source_label)
+            if not regular:
+                raise InvalidInput(f"{path} is not a regular file; pipe a stream to 'memlens absorb --file -'")
+            handle.seek(0)
+            records = jsonl.read_records(handle, max(stream.MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES))
+            run = ImportRun(str(path), source, lines, dry_run=dry_run)
+            return self._import_lines(handle, records, run, mtime_ns, dry_run=dry_run, defaults=defaults,
+                                      progress=progress, stop=stream.should_stop(cancel),
+                                      chunk_items=chunk_items or stream.CHUNK_ITEMS,
+                                      chunk_chars=chunk_chars or stream.CHUNK_CHARS)
+
+    def _import_lines(self, handle: IO[bytes], records: Iterator[tuple[int, RawItem]], run: ImportRun,
+                      mtime_ns: int, *, dry_run: bool, defaults: dict[str, Any] | None, progress: Progress | None,
+                      stop: Callable[[], bool], chunk_items: int, chunk_chars: int) -> ImportRun:
+        source, lines = run.source, run.total_lines
+        first, records = stream.first_and_rest(records)
+        if first is not None and transfer.is_export_header(first[1].value):
+            return self._restore(source, records, run)
+        with self._ctx.store.guard():
+            done = applied_chunks(self._ctx.store.db, source)
+        chunker = stream.Chunker(records, [(first_line, last_line) for _, first_line, last_line, _ in done],
+                                 chunk_items, chunk_chars)
+        chunks = iter(chunker)
+        try:
+            for chunk in chunks:
+                if stop():
+                    run.cancelled = run.more = True
+                    break
+                if stream.changed(handle, source, mtime_ns):
+                    raise InvalidInput(f"{run.path} changed during the import, so the rest was not read "
+                                       f"(a changed file is a new import)")
+                plan = self._plans.absorb(chunk.items, dry_run=dry_run, defaults=defaults,
+                                          progress=_within(progress, chunk, lines),
+                                          record=_recorder(source, chunk))
+                run.add(plan, chunk.lines)
+                stream.release_freed_memory()
+                if progress is not None:
+                    progress(min(chunk.last_line, lines), lines)
+                if dry_run:
+                    run.more = next(chunks, None) is not None
+                    break
+        except MemLensError as err:
+            if run.applied_plans:  # what was applied stays; say so, and how to go on
+                err.args = (f"{err}; before that, {run.written:,} items were written in plans "
+                            f"{', '.join(map(str, run.applied_plans))}: run the same import again to resume",)
+            raise
+        run.resumed = chunker.skipped
+        if not run.chunks and not run.resumed and not run.cancelled:
+            # An input without any item: an empty plan, as an absorb of nothing always gave.
+            run.plan = self._plans.absorb([], dry_run=dry_run, defaults=defaults)
+            run.chunks.append(ChunkResult(run.plan.id, 0, 0, 0, run.plan.status, {}))
+        return run
+
+    def _restore(self, source: SourceFile, records: Iterator[tuple[int, RawItem]],
+                 run: ImportRun) -> ImportRun:
+        """A MemLens export: one ``import`` plan, since edges may point to any later line and ids are
+        kept exact into an empty memory. Lines are parsed straight into the plan's items."""
+        cap = jsonl.MAX_INPUT_BYTES
+        if source.size > cap:
+            raise InvalidInput(f"the input is larger than the cap of {cap:,} bytes (MAX_INPUT_BYTES) for "
+                               f"restoring an export in one plan; split it into smaller files")
+        next(records)  # the header
+        lines: list[int] = []  # item index -> line number, for the report
+
+        def entries() -> Iterator[tuple[int, Any, str | None]]:
+            for number, raw in records:
+                lines.append(number)
+                yield len(lines) - 1, raw.value, raw.error
         ctx = self._ctx
+        run.restored = True
         with ctx.store.guard():
-            items = transfer.plan_restore(ctx.store.db, records, ctx.settings.memory)
+            items = transfer.plan_restore(ctx.store.db, entries(), ctx.settings.memory)
             if ctx.read_only:
                 raise StoreError(f"{ctx.path} is read-only: nothing was written")
-            plan = self._plans.store_draft("import", items)
-            if not dry_run:
+            plan = self._plans.store_draft("import", items, record=lambda db, p: record_chunk(
+                db, p.id, source, 1, max(run.total_lines, 1), len(items)))
+            if not run.dry_run:
                 self._index.ready()
                 self._plans.apply_loaded(plan, None, {})
-            return plan
+        run.add(plan, lines)
+        return run
 
     def import_from(self, fmt: str, path: Path | str, *, dry_run: bool = False,
                     defaults: dict[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
-                    as_profile: bool = False) -> Plan:
+                    as_profile: bool = False) -> Plan | ImportRun:
         fmt = importers.check_format(fmt)
         path = Path(path)
         if as_profile and fmt != "hermes":
@@ -82,3 +162,20 @@ class Transfers:
                                f"without the profile option")
             texts[name] = (text, mine.version)
         return texts
+
+
+def _recorder(source: SourceFile, chunk: stream.Chunk) -> Recorder:
+    return lambda db, plan: record_chunk(db, plan.id, source, chunk.first_line, chunk.last_line, len(chunk.items))
+
+
+def _within(progress: Progress | None, chunk: stream.Chunk, lines: int) -> Progress:
+    """The planner's progress over a chunk's texts, as lines of the whole file. Called between the
+    planner's embedding slices (64 texts), it also hands freed memory back, so the transient peak of
+    one slice's model runs does not stack on pages the previous slice left behind."""
+    start, span = chunk.first_line - 1, chunk.last_line - chunk.first_line + 1
+
+    def report(done: int, total: int) -> None:
+        stream.release_freed_memory()
+        if progress is not None:
+            progress(min(start + (span * done // total if total else 0), lines), lines)
+    return report

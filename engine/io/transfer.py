@@ -11,7 +11,7 @@ a round trip is exact; otherwise new ids are given and edges remapped.
 from __future__ import annotations
 
 import sqlite3
-from typing import IO, Any, Iterator
+from typing import IO, Any, Iterable, Iterator
 
 import numpy as np
 
@@ -51,8 +51,9 @@ def is_export_header(value: Any) -> bool:
     return isinstance(value, dict) and "memlens_export" in value
 
 
-def plan_restore(db: sqlite3.Connection, entries: list[tuple[int, Any, str | None]], limits: MemorySettings) -> list[PlanItem]:
-    """Items of an import plan from (index, parsed record, read error) entries."""
+def plan_restore(db: sqlite3.Connection, entries: Iterable[tuple[int, Any, str | None]],
+                 limits: MemorySettings) -> list[PlanItem]:
+    """Items of an import plan from (index, parsed record, read error) entries, read once."""
     items, valid = [], []
     for index, value, error in entries:
         try:

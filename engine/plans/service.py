@@ -26,6 +26,7 @@ PROGRESS_BATCH = 64  # texts embedded between progress reports (~0.15 s on two c
 Progress = Callable[[int, int], None]
 # Writes a plan kind's selected items (``import`` restores an export); the default is ``PlanWriter``.
 Writer = Callable[..., Changes]
+Recorder = Callable[[Any, Plan], None]  # (connection, the plan just stored), inside its transaction
 
 
 class PlanService:
@@ -62,7 +63,9 @@ class PlanService:
 
     # -- drafting --------------------------------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
-               progress: Progress | None = None) -> Plan:
+               progress: Progress | None = None, record: Recorder | None = None) -> Plan:
+        """Plan ``items`` and apply the plan unless ``dry_run``. ``record(db, plan)`` runs in the
+        transaction that stores the plan (an import notes which lines the plan came from)."""
         raw = [it if isinstance(it, RawItem) else RawItem(it) for it in items]
         embed = self._ctx.embed if progress is None else self._embedding_with(progress)
         ctx = self._ctx
@@ -78,6 +81,8 @@ class PlanService:
                     return plan
                 with ctx.store.transaction() as db:
                     save_plan(db, plan)
+                    if record is not None:
+                        record(db, plan)
                 if dry_run:
                     return plan
                 try:
@@ -97,12 +102,15 @@ class PlanService:
             items = ChangePlanner(self._ctx.store.db, self._ctx.settings.memory).plan(changes)
             return self.store_draft(kind, items, note)
 
-    def store_draft(self, kind: str, items: list[PlanItem], note: str | None = None) -> Plan:
+    def store_draft(self, kind: str, items: list[PlanItem], note: str | None = None,
+                    record: Recorder | None = None) -> Plan:
         ctx = self._ctx
         plan = Plan(None, kind, ctx.clock(), ctx.actor, "draft", items, note=note)
         ctx.refuse_if_read_only("the plan cannot be stored")
         with ctx.store.transaction() as db:
             save_plan(db, plan)
+            if record is not None:
+                record(db, plan)
         return plan
 
     def run_pass(self, kind: str, items: list[PlanItem], vectors: dict[int, np.ndarray], dry_run: bool,

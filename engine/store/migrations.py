@@ -252,12 +252,40 @@ def chain_the_journal(db: sqlite3.Connection) -> None:
                "SELECT RAISE(ABORT, 'memlens: the journal is append-only'); END;")
 
 
+def record_import_chunks() -> str:
+    """Version 5: which part of which input file each import plan came from (issue 18).
+
+    A long JSONL import is planned and applied in chunks, one plan each; a row here names the
+    chunk's plan, the file (resolved path, size, SHA-256) and its line range, written in the
+    same transaction as the plan. Re-running the import skips the lines of chunks whose plan
+    is applied, so a killed or cancelled import resumes without reinforcing anything twice.
+    """
+    return f"""
+        CREATE TABLE import_chunks (
+            plan_id INTEGER PRIMARY KEY REFERENCES plans(id),
+            source TEXT NOT NULL,
+            size INTEGER NOT NULL,
+            sha256 TEXT NOT NULL,
+            first_line INTEGER NOT NULL,
+            last_line INTEGER NOT NULL,
+            items INTEGER NOT NULL
+        );
+        CREATE INDEX import_chunks_by_file ON import_chunks(sha256, size, source);
+        {_forbid_delete("import_chunks")}
+        CREATE TRIGGER import_chunks_immutable BEFORE UPDATE ON import_chunks BEGIN
+            SELECT RAISE(ABORT, 'memlens: an import chunk record is immutable');
+        END;
+        {_forbid_overwrite("import_chunks", (("plan_id",),), "ABORT")}
+        """
+
+
 Step = Callable[[], str] | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Step]] = [
     ("create_archive", create_archive),
     ("add_sessions_and_profile", add_sessions_and_profile),
     ("forbid_replace", forbid_replace),
     ("chain_the_journal", chain_the_journal),
+    ("record_import_chunks", record_import_chunks),
 ]
 # Steps that run Python against the connection instead of returning a script.
 _PYTHON_STEPS = {"chain_the_journal"}

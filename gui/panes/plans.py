@@ -360,7 +360,8 @@ class PlansPane(QWidget):
     def _absorb(self, dialog: AbsorbDialog) -> None:
         path, lines, defaults = dialog.file, dialog.lines(), dialog.defaults()
         if path is not None:
-            self._run("Absorb", lambda m, p: m.import_file(path, dry_run=True, defaults=defaults, progress=p.report),
+            self._run("Absorb", lambda m, p: m.import_file(path, dry_run=True, defaults=defaults,
+                                                          progress=p.report).plan,
                       with_progress=True)
         else:
             self._run("Absorb", lambda m, p: m.absorb(lines, dry_run=True, defaults=defaults, progress=p.report),

@@ -6,6 +6,8 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 FAKE_AWS_KEY = "AKIA" + "IOSFODNN7" + "QWERTYZ"
 
 
@@ -71,3 +73,43 @@ def test_bad_format_file_and_option_errors(run, db_path: Path, tmp_path: Path) -
     code, _, err = run("import", "--from", "jsonl", str(path), "--as-profile")
     assert code == 1 and "needs format hermes" in err
     assert _count(db_path, "plans") == 0
+
+
+# -- chunked import (issue 18) ------------------------------------------------------------------
+
+def _bulk(path: Path, count: int, bad_line: int | None = None) -> None:
+    lines = [json.dumps({"text": f"Ticket {n:04d}: the backup job in hall {n % 9} moved to rack {n * 7 % 113}."})
+             for n in range(count)]
+    if bad_line is not None:
+        lines[bad_line] = '{"text": 5}'
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def test_a_chunked_import_prints_each_plan_and_resumes(run, db_path: Path, tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.io import stream
+    monkeypatch.setattr(stream, "CHUNK_ITEMS", 10)
+    path = tmp_path / "bulk.jsonl"
+    _bulk(path, 25, bad_line=12)
+    code, out, err = run("import", str(path))
+    assert code == 3 and _count(db_path) == 24
+    assert out.count("(applied): lines") == 3 and "25 items in 3 plans" in out and "24 written" in out
+    assert err.strip() == "memlens: line 13 refused: text must be a string"
+    code, out, err = run("import", str(path), "--json")  # the same file again: nothing left
+    result = json.loads(out)
+    assert code == 0 and result["resumed"] == 25 and result["plans"] == [] and _count(db_path) == 24
+    assert "resumed: 25 items from an earlier run were already applied" in result["summary"]
+
+
+def test_a_dry_run_of_a_chunked_import_plans_its_first_chunk(run, db_path: Path, tmp_path: Path,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.io import stream
+    monkeypatch.setattr(stream, "CHUNK_ITEMS", 10)
+    path = tmp_path / "bulk.jsonl"
+    _bulk(path, 25)
+    code, out, _ = run("absorb", "--file", str(path), "--dry-run")
+    assert code == 0 and _count(db_path) == 0 and "planned lines 1–10 only, of 25" in out
+    plan_id = int(out.split("memlens plan apply ")[1].split("`")[0])
+    assert run("plan", "apply", str(plan_id))[0] == 0
+    code, out, _ = run("absorb", "--file", str(path))
+    assert code == 0 and "resumed: 10 items" in out and _count(db_path) == 25

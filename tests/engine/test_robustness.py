@@ -88,7 +88,7 @@ def test_damaged_export_lines_are_rejected_and_the_rest_restored(memory: Memory,
     export.write_bytes("\n".join(lines).encode() + b"\n\xff\xfe\n" + json.dumps(hostile).encode() + b"\n"
                        + json.dumps(bad_status).encode() + b"\n")
     with Memory(tmp_path / "copy.sqlite", clock=clock, embedder=embedder) as copy:
-        plan = copy.import_file(export)
+        plan = copy.import_file(export).plan
         assert [it.outcome for it in plan.items] == ["new", "new", "rejected", "rejected", "rejected"]
         assert "UTF-8" in plan.items[2].reason and "secret" in plan.items[3].reason
         assert "status" in plan.items[4].reason

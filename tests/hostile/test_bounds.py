@@ -102,9 +102,11 @@ def test_a_long_jsonl_on_stdin_takes_the_import_path(run: Run, db_path) -> None:
     lines = "".join(json.dumps({"text": f"Sensor {n} in hall {n % 7} of the Lisbon plant reads {n * 3} kPa at noon."})
                     + "\n" for n in range(1001))
     code, out, err = run("absorb", "--file", "-", "--json", stdin=lines.encode())
-    plan = json.loads(out)
+    result = json.loads(out)
     assert code == 0, err
-    assert plan["applied"] and len(plan["items"]) == 1001
+    # Two chunk plans (1,000 items and 1), both applied (issue 18).
+    assert [(p["items"], p["status"]) for p in result["plans"]] == [(1000, "applied"), (1, "applied")]
+    assert result["items"] == 1001 and result["written"] == 1001 and result["source"]["path"] == "<stdin>"
 
 
 @pytest.mark.parametrize("args", [("import", "notes\x00.jsonl"), ("absorb", "--file", "a\x00b"),

@@ -143,12 +143,13 @@ def test_a_fact_text_edited_with_the_triggers_dropped_is_found(run: Run, filled:
 
 
 def test_an_older_file_gets_its_chain_at_migration(run: Run, filled: Path) -> None:
-    db = raw(filled)  # back to schema 2: no chain, no replace triggers
+    db = raw(filled)  # back to schema 2: no chain, no replace triggers, no import chunks
     for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger' "
                               "AND (name LIKE '%never_replaced' OR name IN ('text_aliases_immutable', "
                               "'entities_immutable', 'entity_mentions_immutable', 'relations_immutable'))").fetchall():
         db.execute(f"DROP TRIGGER {name}")
     db.execute("ALTER TABLE journal DROP COLUMN chain")
+    db.execute("DROP TABLE import_chunks")  # version 5
     db.execute("PRAGMA user_version = 2")
     db.close()
     code, out, err = run("verify")

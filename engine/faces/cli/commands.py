@@ -20,6 +20,7 @@ from engine.clock import Clock, parse_time
 from engine.config import Settings
 from engine.errors import InvalidInput, MemLensError
 from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
+from engine.io.stream import ImportRun
 from engine.memory import Memory
 from engine.search.hybrid import SearchFilters
 from engine.faces import serialize
@@ -94,6 +95,27 @@ def report_plan(plan: Any, as_json: bool, dry_run: bool) -> int:
     return EXIT_SOME_REFUSED if len(rejected) < len(plan.items) else EXIT_FAILED
 
 
+def report_run(run: Any, as_json: bool, dry_run: bool) -> int:
+    """Print an import run: as a plan when it was one plan (as imports always printed), else one line
+    per chunk plan and a summary; refusals on stderr by line. Exit codes as for a plan."""
+    if run.single and run.plan is not None:
+        return report_plan(run.plan, as_json, dry_run)
+    if as_json:
+        render.emit_json(run.to_dict())
+    else:
+        for c in run.chunks:
+            counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(c.counts.items()))
+            print(f"plan {c.plan_id} ({c.status}): lines {c.first_line}-{c.last_line}, {c.items} items: {counts}")
+        print(run.summary())
+    for line, reason in run.refused:  # reasons name the field and the rule, never the value
+        print(f"memlens: line {line} refused: {reason}", file=sys.stderr)
+    if run.refused_count > len(run.refused):
+        print(f"memlens: and {run.refused_count - len(run.refused)} more lines refused", file=sys.stderr)
+    if dry_run or not run.refused_count:
+        return EXIT_OK
+    return EXIT_SOME_REFUSED if run.written else EXIT_FAILED
+
+
 def absorb(ctx: Context, args: argparse.Namespace) -> int:
     if not args.text and args.file is None:
         raise InvalidInput("give fact texts as arguments, or --file PATH (JSONL, '-' for stdin)")
@@ -103,8 +125,9 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
         # A file takes the import path: a MemLens export is restored, any other JSONL absorbed, and any
         # number of lines is fine (absorb itself takes at most MAX_ITEMS, as over HTTP and MCP).
         with _spooled(args.file) as path, ctx.open(create=True) as memory:
-            plan = memory.import_file(path, dry_run=args.dry_run, defaults=defaults)
-        return report_plan(plan, args.json, args.dry_run)
+            run = memory.import_file(path, dry_run=args.dry_run, defaults=defaults,
+                                     source_label="<stdin>" if args.file == "-" else None)
+        return report_run(run, args.json, args.dry_run)
     items: list[Any] = list(args.text)
     if args.file is not None:
         stream = binary_input(args.file)
@@ -258,7 +281,8 @@ def import_(ctx: Context, args: argparse.Namespace) -> int:
         raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
     with ctx.open(create=True) as memory:
         plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile)
-    code = report_plan(plan, args.json, args.dry_run)
+    code = (report_run(plan, args.json, args.dry_run) if isinstance(plan, ImportRun)
+            else report_plan(plan, args.json, args.dry_run))
     if args.as_profile:  # on stderr, so --json output stays one JSON document
         print("profile: unchanged (dry run)" if args.dry_run else
               "profile: the imported MEMORY.md / USER.md are now this memory's profile (memlens profile show)",

@@ -297,7 +297,7 @@ def test_jsonl_export_round_trip_is_exact(memory: Memory, tmp_path: Path, embedd
         memory.export(stream)
     copy_path = tmp_path / "copy.sqlite"
     with Memory(copy_path, Settings(), clock=fixed_clock(NOW + 3600), embedder=embedder) as copy:
-        plan = copy.import_from("jsonl", export)
+        plan = copy.import_from("jsonl", export).plan
     assert plan.kind == "import" and plan.applied
     for sql in ("SELECT id, text, status, scope, created_at, last_reinforced, tags, source FROM facts ORDER BY id",
                 "SELECT src_id, dst_id, type, created_at FROM edges ORDER BY id"):
