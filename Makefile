@@ -47,8 +47,10 @@ stress: $(STAMP)
 		$(PY) -m pytest tests/reliability -q
 	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q
 
+# make bench SIZE=1m [OUT=/tmp/bench-1m.json]: other sizes (1k, 100k, 1m, or a list: SIZE=10k,1m); with SIZE
+# given, LoCoMo is skipped (its quality does not depend on the store size).
 bench: $(STAMP)
-	$(PY) -m benchmarks $(if $(QUICK),--quick,)
+	$(PY) -m benchmarks $(if $(QUICK),--quick,) $(if $(SIZE),--sizes $(SIZE),) $(if $(OUT),--out $(OUT),)
 
 # The one-folder desktop build in dist/memlens/ (packaging/memlens.spec), smoke-tested offscreen.
 PACKAGE_STAMP := $(VENV)/.package-stamp
