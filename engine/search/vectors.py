@@ -36,6 +36,10 @@ _ONE_THREAD = threadpool_limits(limits=1, user_api="blas")
 SKETCH_DIMS = 64        # 78 % of the variance of MiniLM vectors on the benchmark store
 SKETCH_MIN_ROWS = 4096  # below this the full product costs about what the sketch saves
 OVERSAMPLE = 5          # rows re-scored exactly per row wanted
+# ... and at least one row in SHORTLIST_SHARE: at 1M facts about 20,000 subjects, a subject's own
+# directions are not among the sketch's top 64, and the 1,000 best estimates missed facts of true
+# cosine rank 4 (top-10 agreement 91/100; 96 with 5,000 re-scored, 99 with 10,000, 100 with 20,000).
+SHORTLIST_SHARE = 100
 FIT_SAMPLE = 4096       # rows the principal directions are estimated from
 DRIFT_ROWS = 256        # rows added before their distance from the sketch can trigger a refit
 EXACT_BATCH_ROWS = 32_768  # batch absorb scores every row up to here (~35 ms per 100 items)
@@ -167,6 +171,7 @@ class VectorIndex:
         self._scale = np.ones(0, dtype=np.float32)  # per row, for int8 rows only
         self._size = 0
         self._adjacent: tuple[np.ndarray, np.ndarray] | None = None  # see _adjacent_rows
+        self._shifted: tuple[np.ndarray, ...] | None = None  # see _neighbour_layout
         self.version = 0  # changes with every write, for whatever is worked out from the rows
         self._basis: np.ndarray | None = None  # dim x SKETCH_DIMS, orthonormal columns
         self._centre = np.zeros(dim, dtype=np.float32)
@@ -345,6 +350,7 @@ class VectorIndex:
 
     def _changed(self) -> None:
         self._adjacent = None
+        self._shifted = None
         self.version += 1
 
     def neighbours(self, rows: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -404,7 +410,7 @@ class VectorIndex:
 
     def _shortlist(self, count: int) -> int | None:
         """How many sketch estimates to re-score for ``count`` rows; None when a full product is cheaper."""
-        wanted = count * OVERSAMPLE
+        wanted = max(count * OVERSAMPLE, self._size // SHORTLIST_SHARE)
         return wanted if self._basis is not None and 4 * wanted <= self._size else None
 
     def top_cosines(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -454,11 +460,39 @@ class VectorIndex:
             return np.arange(len(values))
         return _largest(values, count)
 
+    def _neighbour_layout(self) -> tuple[np.ndarray, ...]:
+        """Rows load in id order, so a row's neighbours are nearly always the rows beside it: (is the row
+        before this one its neighbour, is the row after it, and the few rows whose neighbours are
+        elsewhere (after removals moved rows) with those neighbours)."""
+        if self._shifted is None:
+            before, after = self._adjacent_rows()
+            n = self._size
+            rows = np.arange(n)
+            prev, nxt = before == rows - 1, after == rows + 1
+            odd_b = np.flatnonzero((before >= 0) & ~prev)
+            odd_a = np.flatnonzero((after >= 0) & ~nxt)
+            self._shifted = (prev[1:].astype(np.float32), nxt[:-1].astype(np.float32),
+                             odd_b, before[odd_b], odd_a, after[odd_a])
+        return self._shifted
+
     def neighbour_maximum(self, values: np.ndarray) -> np.ndarray:
-        """Per row, the larger of its two batch neighbours' values (0 without a neighbour)."""
-        before, after = self._adjacent_rows()
-        padded = np.append(values, values.dtype.type(0))  # row -1, no neighbour, reads the 0 at the end
-        return np.maximum(np.take(padded, before), np.take(padded, after))
+        """Per row, the larger of its two batch neighbours' values (0 without a neighbour); values are
+        scores, never negative.
+
+        Shifted copies instead of two gathers over every row: at 1M rows 1.8 ms of CPU instead of 6.3.
+        """
+        n = len(values)
+        found = np.zeros(n, dtype=values.dtype)
+        if n < 2:
+            return found
+        prev, nxt, odd_b, at_b, odd_a, at_a = self._neighbour_layout()
+        np.multiply(values[:-1], prev, out=found[1:], casting="unsafe")
+        np.maximum(found[:-1], values[1:] * nxt, out=found[:-1], casting="unsafe")
+        if len(odd_b):
+            found[odd_b] = np.maximum(found[odd_b], values[at_b])
+        if len(odd_a):
+            found[odd_a] = np.maximum(found[odd_a], values[at_a])
+        return found
 
     def nearest_many(self, queries: np.ndarray, k: int) -> list[list[tuple[int, float]]]:
         """``nearest`` for a batch of queries, best first, with exact cosines (what makes batch absorb cheap).

@@ -177,3 +177,26 @@ def test_ids_far_apart_are_still_found() -> None:
     index.remove([10 ** 12])
     assert index.rows_of(far) == [0, 2, 1]  # the last row moved into the freed one
     assert list(index.rows_or_missing(np.array(far, dtype=np.int64))) == [0, -1, 2, 1]
+
+
+def test_neighbour_maximum_equals_the_gather_after_removals_and_replacements() -> None:
+    count = 3000
+    index = VectorIndex(DIM)
+    ids = list(range(1, count + 1))
+    index.fill(count, [(ids, _vectors(count, seed=4).tobytes(), [(0.0, 0.5, 0.05, 1 + fid // 7) for fid in ids])])
+    index.remove(list(range(3, count, 11)))  # moves the last rows into the gaps
+    index.add([count + 1, count + 2], _vectors(2, seed=6), [(0.0, 0.5, 0.05, 10 ** 6)] * 2)
+    values = np.random.default_rng(2).random(len(index)).astype(np.float32)
+    before, after = index.neighbours(np.arange(len(index)))
+    padded = np.append(values, np.float32(0))
+    np.testing.assert_array_equal(index.neighbour_maximum(values), np.maximum(padded[before], padded[after]))
+
+
+def test_large_indexes_re_score_a_share_of_their_rows() -> None:
+    import engine.search.vectors as vectors
+
+    index = VectorIndex(DIM)
+    index._basis, index._size = np.zeros((DIM, 2)), 10 ** 6
+    assert index._shortlist(200) == 10 ** 6 // vectors.SHORTLIST_SHARE
+    index._size = 100_000
+    assert index._shortlist(200) == 200 * vectors.OVERSAMPLE
