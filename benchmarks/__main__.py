@@ -161,7 +161,7 @@ def _verdict(check: dict[str, Any], locomo: dict[str, Any] | None) -> int:
               file=sys.stderr)
         for fact in diff["missing_from_engine"]:
             print(f"    fact {fact['id']} (score {fact['score']:.4f}, cosine rank {fact['cosine_rank']}, "
-                  f"BM25 rank {fact['bm25_rank']}): {fact['why']}", file=sys.stderr)
+                  f"BM25 rank {fact['bm25_rank']}): {fact.get('why', '')}", file=sys.stderr)
     if check["agree"] != check["queries"]:
         print(f"FAILED: the engine's top-10 differs from the reference on "
               f"{check['queries'] - check['agree']} of {check['queries']} queries at {check['size']:,}",
