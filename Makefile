@@ -47,8 +47,10 @@ stress: $(STAMP)
 		$(PY) -m pytest tests/reliability -q
 	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q
 
+# make bench SIZE=1m [OUT=/tmp/bench-1m.json]: other sizes (1k, 100k, 1m, or a list: SIZE=10k,1m); with SIZE
+# given, LoCoMo is skipped (its quality does not depend on the store size).
 bench: $(STAMP)
-	$(PY) -m benchmarks $(if $(QUICK),--quick,)
+	$(PY) -m benchmarks $(if $(QUICK),--quick,) $(if $(SIZE),--sizes $(SIZE),) $(if $(OUT),--out $(OUT),)
 
 # MemLens beside agentrecall-db and mcp-memory-service-lite on LoCoMo (issue 18): the peers are installed
 # from the package registry into .bench/peers/<name> on the first run; writes .bench/peers.json.

@@ -50,6 +50,8 @@ TARGETS: list[tuple[str, int, float, str]] = [
     ("cold_start_engine_s", 100_000, 1, "≤ 1 @100k"),
     ("cold_start_e2e_s", 100_000, 1, "≤ 1 @100k"),
     ("peak_rss_mb", 100_000, 400, "≤ 400 @100k"),
+    ("search_engine_ms", 1_000_000, 20, "p50 ≤ 20 @1M"),
+    ("peak_rss_mb", 1_000_000, 1500, "≤ 1,500 @1M"),
 ]
 
 

@@ -129,8 +129,8 @@ def test_import_records_equal_the_journal(memory: Memory, tmp_path: Path, clock,
     path = tmp_path / "export.jsonl"
     path.write_text(exported.getvalue())
     with Memory(tmp_path / "other.sqlite", Settings(), clock=clock, actor="test", embedder=embedder) as other:
-        restored = _same_as_read_back(other, lambda: other.import_file(path))  # the import writer: read back
+        restored = _same_as_read_back(other, lambda: other.import_file(path).plan)  # the import writer: read back
         assert restored.facts_added
         plain = tmp_path / "plain.jsonl"
         plain.write_text('{"text": "Maya prefers short stand-up meetings."}\n')
-        assert _same_as_read_back(other, lambda: other.import_file(plain)).facts_added
+        assert _same_as_read_back(other, lambda: other.import_file(plain).plan).facts_added

@@ -1,4 +1,5 @@
-"""Large indexes keep float16 rows; search re-scores its top from SQLite, so results match float32."""
+"""Large indexes keep float16 (or, larger still, int8) rows; search re-scores its top from SQLite, so results
+match float32."""
 
 from __future__ import annotations
 
@@ -29,3 +30,25 @@ def test_float16_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch:
     # Equal up to float32 summation order, far below float16's ~1e-3.
     assert [h.score for h in half] == pytest.approx([h.score for h in exact], abs=1e-6)
     assert [h.cosine for h in half] == pytest.approx([h.cosine for h in exact], abs=1e-6)
+
+
+@pytest.mark.parametrize("query", ["billing incident in Kazan", "what broke after deploy 3", "Osaka telemetry"])
+def test_int8_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch: pytest.MonkeyPatch,
+                                                 embedder, query: str) -> None:
+    memory.absorb(_texts(300))
+    exact = memory.search(query, top_k=8)
+    monkeypatch.setattr(vectors, "HALF_ROWS", 10)
+    monkeypatch.setattr(vectors, "INT8_ROWS", 10)
+    memory.index.drop()  # reopen the index: now stored as int8 with a scale per row
+    small = memory.search(query, top_k=8)
+    index = memory.index.index
+    assert index.matrix.dtype == np.int8 and 1e-4 < index.error < 0.05
+    assert [h.fact.id for h in small] == [h.fact.id for h in exact]
+    assert [h.score for h in small] == pytest.approx([h.score for h in exact], abs=1e-6)
+    # Writes after opening go in as int8 too, and removals keep every row's scale with its row.
+    memory.absorb(["The billing service in Kazan had a second incident after deploy 3 of the week."])
+    again = memory.search(query, top_k=8)
+    memory.index.drop()
+    monkeypatch.setattr(vectors, "INT8_ROWS", 10 ** 9)
+    monkeypatch.setattr(vectors, "HALF_ROWS", 10 ** 9)
+    assert [h.fact.id for h in memory.search(query, top_k=8)] == [h.fact.id for h in again]

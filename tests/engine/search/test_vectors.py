@@ -126,3 +126,77 @@ def test_neighbours_are_adjacent_facts_of_the_same_batch(index: VectorIndex) -> 
     moved = int(index.ids[-1])
     before, _ = index.neighbours(np.array(index.rows_of([moved])))
     assert index.ids[before[0]] == moved - 1  # found through the id map, not the adjacent row
+
+
+def test_int8_rows_estimate_within_their_error_and_top_cosines_stay_near(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.vectors as vectors
+
+    monkeypatch.setattr(vectors, "HALF_ROWS", 100)
+    monkeypatch.setattr(vectors, "INT8_ROWS", 100)
+    count = SKETCH_MIN_ROWS + 2000
+    exact_rows = _vectors(count)
+    ids = list(range(1, count + 1))
+    index = VectorIndex(DIM)
+    index.fill(count, [(ids, exact_rows.tobytes(), None)])
+    assert index.matrix.dtype == np.int8 and 0 < index.error < 0.02
+    for query in _vectors(10, seed=5):
+        truth = exact_rows @ query
+        # Every dequantised cosine is within the measured error of the float32 one.
+        assert np.abs(index.cosine(query) - truth).max() <= index.error + 1e-6
+        rows, cosines = index.top_cosines(query, 20)
+        assert np.abs(cosines - truth[rows]).max() <= index.error + 1e-6
+        # The true top 10 are among the 20 nearest by int8 cosine (exact re-scoring happens in search).
+        assert set(np.argsort(-truth)[:10].tolist()) <= set(index.ids[rows].astype(int) - 1)
+
+
+def test_int8_rows_follow_adds_and_removes(monkeypatch: pytest.MonkeyPatch) -> None:
+    import engine.search.vectors as vectors
+
+    monkeypatch.setattr(vectors, "HALF_ROWS", 10)
+    monkeypatch.setattr(vectors, "INT8_ROWS", 10)
+    rows = _vectors(600, seed=9)
+    index = VectorIndex(DIM)
+    index.fill(400, [(list(range(1, 401)), rows[:400].tobytes(), None)])
+    index.add(list(range(401, 601)), rows[400:])
+    index.remove(list(range(1, 600, 3)))
+    index.add([2], rows[599])  # replace a row's vector in place
+    kept = [i for i in range(1, 601) if (i - 1) % 3 != 0]
+    assert len(index) == len(kept) and all(i in index for i in kept) and 1 not in index
+    for fact_id in kept:
+        want = rows[599] if fact_id == 2 else rows[fact_id - 1]
+        assert np.abs(index.vector(fact_id) - want).max() < 0.01
+    np.testing.assert_array_equal(index.rows_or_missing(np.array([1, 2, 10 ** 12, -5])) >= 0,
+                                  [False, True, False, False])
+
+
+def test_ids_far_apart_are_still_found() -> None:
+    index = VectorIndex(DIM)
+    far = [5, 10 ** 12, 2 ** 62, 7]
+    index.add(far, _vectors(4, seed=2))
+    assert index.rows_of(far) == [0, 1, 2, 3]
+    index.remove([10 ** 12])
+    assert index.rows_of(far) == [0, 2, 1]  # the last row moved into the freed one
+    assert list(index.rows_or_missing(np.array(far, dtype=np.int64))) == [0, -1, 2, 1]
+
+
+def test_neighbour_maximum_equals_the_gather_after_removals_and_replacements() -> None:
+    count = 3000
+    index = VectorIndex(DIM)
+    ids = list(range(1, count + 1))
+    index.fill(count, [(ids, _vectors(count, seed=4).tobytes(), [(0.0, 0.5, 0.05, 1 + fid // 7) for fid in ids])])
+    index.remove(list(range(3, count, 11)))  # moves the last rows into the gaps
+    index.add([count + 1, count + 2], _vectors(2, seed=6), [(0.0, 0.5, 0.05, 10 ** 6)] * 2)
+    values = np.random.default_rng(2).random(len(index)).astype(np.float32)
+    before, after = index.neighbours(np.arange(len(index)))
+    padded = np.append(values, np.float32(0))
+    np.testing.assert_array_equal(index.neighbour_maximum(values), np.maximum(padded[before], padded[after]))
+
+
+def test_large_indexes_re_score_a_share_of_their_rows() -> None:
+    import engine.search.vectors as vectors
+
+    index = VectorIndex(DIM)
+    index._basis, index._size = np.zeros((DIM, 2)), 10 ** 6
+    assert index._shortlist(200) == 10 ** 6 // vectors.SHORTLIST_SHARE
+    index._size = 100_000
+    assert index._shortlist(200) == 200 * vectors.OVERSAMPLE
