@@ -7,7 +7,7 @@ any, e.g. 1m) are built once and cached in ``.bench/`` (below 100k through
 ``Memory.absorb``, from 100k by ``benchmarks.bulk``); then absorb, re-absorb,
 search, cold start and peak RSS are measured, the engine's top-10 is checked
 against a plain reference implementation, and one table is printed. The exit
-status is 1 when the engine and the reference disagree, or LoCoMo failed.
+status is 1 when the engine and the reference disagree on more than 1 % of queries, or LoCoMo failed.
 """
 
 from __future__ import annotations
@@ -154,18 +154,25 @@ def _gui_figures(size: int) -> dict[str, Any] | None:
     return figures
 
 
+# Issue 18: the top 10 equals the exhaustive reference on at least 99 % of queries at every size. The
+# engine chooses which facts to score exactly from estimates, so a rare miss is by design; every one is
+# printed above.
+AGREEMENT_TARGET = 0.99
+
+
 def _verdict(check: dict[str, Any], locomo: dict[str, Any] | None) -> int:
-    """Exit status: 1, with every difference on stderr, when the engine disagrees with the reference."""
+    """Exit status: 1 when the engine's top 10 differs from the reference's on more than 1 % of queries
+    (every difference is printed on stderr)."""
     for diff in check["differences"]:
         print(f"DISAGREEMENT on {diff['query']!r}: engine {diff['engine']} vs reference {diff['reference']}",
               file=sys.stderr)
         for fact in diff["missing_from_engine"]:
             print(f"    fact {fact['id']} (score {fact['score']:.4f}, cosine rank {fact['cosine_rank']}, "
                   f"BM25 rank {fact['bm25_rank']}): {fact.get('why', '')}", file=sys.stderr)
-    if check["agree"] != check["queries"]:
+    if check["agree"] < AGREEMENT_TARGET * check["queries"]:
         print(f"FAILED: the engine's top-10 differs from the reference on "
-              f"{check['queries'] - check['agree']} of {check['queries']} queries at {check['size']:,}",
-              file=sys.stderr)
+              f"{check['queries'] - check['agree']} of {check['queries']} queries at {check['size']:,} "
+              f"(at most {1 - AGREEMENT_TARGET:.0%} may differ)", file=sys.stderr)
         return 1
     return 1 if locomo and "error" in locomo else 0
 
