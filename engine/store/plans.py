@@ -153,10 +153,14 @@ class PlanSummary:
     applied_count: int | None = None  # items written, for an applied plan
 
     @property
+    def writable(self) -> int:
+        """Items an apply could write (every item but the rejected ones)."""
+        return sum(n for outcome, n in self.counts.items() if outcome != "rejected")
+
+    @property
     def partly_applied(self) -> bool:
         """Applied with some writable items left out (as ``Plan.partly_applied``)."""
-        writable = sum(n for outcome, n in self.counts.items() if outcome != "rejected")
-        return self.status == "applied" and self.applied_count is not None and self.applied_count < writable
+        return self.status == "applied" and self.applied_count is not None and self.applied_count < self.writable
 
     def to_dict(self) -> dict[str, Any]:
         return {"plan_id": self.id, "kind": self.kind, "status": self.status,

@@ -40,8 +40,7 @@ LIST_HEADERS = ("id", "kind", "created", "status", "items")
 def _status_text(summary: PlanSummary) -> str:
     """The list's status column: a partly applied plan must not read as wholly applied."""
     if summary.partly_applied:
-        writable = sum(n for outcome, n in summary.counts.items() if outcome != "rejected")
-        return f"partly applied ({summary.applied_count} of {writable})"
+        return f"partly applied ({summary.applied_count} of {summary.writable})"
     return summary.status
 
 
