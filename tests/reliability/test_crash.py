@@ -13,10 +13,8 @@ import hashlib
 import json
 import os
 import random
-import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from collections import Counter, defaultdict
 from pathlib import Path
@@ -24,6 +22,7 @@ from pathlib import Path
 from engine import Memory
 
 from tests.reliability.conftest import KILLS
+from tests.reliability.workers import run_and_kill
 
 WORKER = Path(__file__).with_name("crash_worker.py")
 
@@ -77,20 +76,12 @@ def test_sigkill_during_writes_loses_nothing_committed(tmp_path: Path, embedder,
     seen_journal = seen_facts = 0
     journal_digest = facts_digest = ""
     reported = 0
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
+    def a_moment_later(child: subprocess.Popen) -> None:
+        time.sleep(rng.uniform(0.02, 1.2))
+        assert child.poll() is None, f"the worker died by itself: {child.stderr.read()}"
+
     for kill in range(KILLS):
-        child = subprocess.Popen([sys.executable, str(WORKER), str(db_path), str(side), str(kill)],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-        try:
-            ready = child.stdout.readline()
-            assert ready == "ready\n", child.stderr.read()
-            time.sleep(rng.uniform(0.02, 1.2))
-            assert child.poll() is None, f"the worker died by itself: {child.stderr.read()}"
-            os.kill(child.pid, signal.SIGKILL)
-        finally:
-            child.wait()
-            child.stdout.close()
-            child.stderr.close()
+        run_and_kill(WORKER, [str(db_path), str(side), str(kill)], a_moment_later)
         report["kills"] += 1
 
         # The file opens and stays usable through the facade.

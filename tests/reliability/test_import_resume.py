@@ -5,17 +5,15 @@ reinforced by the second run, every plan is applied wholly or not at all and ``v
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 from engine import Memory
 
 from tests.engine.io.test_stream_import import fact, stored
+from tests.reliability.workers import run_and_kill
 
 WORKER = Path(__file__).with_name("import_worker.py")
 LINES, CHUNK = 480, 30
@@ -40,19 +38,12 @@ def test_a_killed_import_resumes_without_duplicates(tmp_path: Path, embedder, re
     path.write_text("".join(json.dumps({"text": t}) + "\n" for t in texts), encoding="utf-8")
     with Memory(db_path, embedder=embedder):
         pass  # the file and its schema exist before the child starts
-    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    child = subprocess.Popen([sys.executable, str(WORKER), str(db_path), str(path), str(CHUNK)],
-                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
-    try:
-        assert child.stdout.readline() == "ready\n", child.stderr.read()
+    def first_chunk_applied(child: subprocess.Popen) -> None:
         while _applied_chunks(db_path) < 1:
             assert child.poll() is None, f"the worker ended before it was killed: {child.stderr.read()}"
             time.sleep(0.02)
-        os.kill(child.pid, signal.SIGKILL)
-    finally:
-        child.wait()
-        child.stdout.close()
-        child.stderr.close()
+
+    run_and_kill(WORKER, [str(db_path), str(path), str(CHUNK)], first_chunk_applied)
     report["kills"] += 1
 
     db = sqlite3.connect(db_path)
