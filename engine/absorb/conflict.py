@@ -16,6 +16,8 @@ def _listed(values: frozenset[str]) -> str:
 
 def cue_of(c: Contrast) -> str | None:
     """The cue a contrast carries ("negation", "antonym: like/dislike", "number: 3 vs 5"), or None."""
+    if c.other_subject:
+        return None  # "Shelf 0 is full" / "Shelf 1 is empty": two shelves, no disagreement
     if c.negation_flip:
         return "negation"
     if c.stance_flip:
@@ -48,6 +50,8 @@ def difference(a: str, b: str) -> str | None:
     cue = cue_of(c)
     if cue:
         return cue
+    if c.other_subject:
+        return f"about another subject: {c.other_subject[0]} / {c.other_subject[1]}"
     if c.differs_in_anchor:
         sides = [f"{who} {_listed(words)}" for who, words in (("only one has", c.anchors[0]),
                                                                 ("only the other has", c.anchors[1])) if words]

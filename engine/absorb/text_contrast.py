@@ -17,7 +17,10 @@ lacks:
   text has; two texts differing in one are never the same fact;
 * ``residual``: the remaining content words that only one text has (crudely
   stemmed, function words dropped). A contradiction is a near copy that flips
-  one thing, so a cue only counts when little else differs.
+  one thing, so a cue only counts when little else differs;
+* ``other_subject``: both texts open on a numbered name of one kind ("Shelf 0
+  holds fuses" / "Shelf 1 holds fuses"): they are about two things, so nothing
+  else they differ in is a disagreement.
 """
 
 from __future__ import annotations
@@ -33,6 +36,8 @@ _DIGIT = re.compile(r"\d")
 _ANCHOR_MARK = re.compile(r"[\d/_.:#@]")  # a digit or an identifier's separator
 _SENTENCE_END = frozenset(".!?:;\"'(\n")
 _POSSESSIVE = re.compile(r"['’]s$")
+_LABEL_NUMBER = re.compile(r"^#?\d+$")
+_ARTICLES = frozenset({"the", "a", "an"})
 _NUMERIC = re.compile(r"^[$€£]?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s|k|m|%)?%?$")
 
 NUMBER_WORDS = frozenset(
@@ -208,6 +213,7 @@ class Contrast:
     only_b: int
     length: int      # content words of the longer text
     profiles: tuple[TextProfile, TextProfile] = field(repr=False, compare=False)
+    other_subject: tuple[str, str] | None = None  # "shelf 0", "shelf 1": two numbered things of one kind
 
     @cached_property
     def order(self) -> float:
@@ -238,6 +244,35 @@ class Contrast:
         return bool(self.anchors[0] or self.anchors[1])
 
 
+@lru_cache(maxsize=16384)
+def subject_label(text: str) -> tuple[str, str] | None:
+    """The numbered name a text opens on ("Shelf 0 holds ..." -> ("shelf", "0")), or None.
+
+    Only the opening position counts: a number after a later word is a value ("dock 4", "kills 10"),
+    one after the first word names what the sentence is about.
+    """
+    opening = []
+    for match in _TOKEN.finditer(text):
+        opening.append(match.group().lower())
+        if len(opening) == 3:
+            break
+    if opening and opening[0] in _ARTICLES:
+        opening = opening[1:]
+    if len(opening) < 2 or not _LABEL_NUMBER.match(opening[1]):
+        return None
+    kind = opening[0]
+    if not kind.isalpha() or kind in FUNCTION_WORDS or kind in NUMBER_WORDS or kind in DATE_WORDS:
+        return None
+    return kind, opening[1].lstrip("#")
+
+
+def _other_subject(a: str, b: str) -> tuple[str, str] | None:
+    label_a, label_b = subject_label(a), subject_label(b)
+    if label_a and label_b and label_a[0] == label_b[0] and label_a[1] != label_b[1]:
+        return " ".join(label_a), " ".join(label_b)
+    return None
+
+
 def contrast(a: str, b: str) -> Contrast:
     pa, pb = profile(a), profile(b)
     only_a, only_b = pa.words - pb.words, pb.words - pa.words
@@ -251,7 +286,7 @@ def contrast(a: str, b: str) -> Contrast:
     # Negation counts, not their parity: "is not X and is not Y" denies "is X and Y" twice.
     return Contrast(pa.negations != pb.negations, pair, (nums_a, nums_b),
                     (pa.anchors - pb.anchors, pb.anchors - pa.anchors), len(only_a - cue_words),
-                    len(only_b - cue_words), length, (pa, pb))
+                    len(only_b - cue_words), length, (pa, pb), _other_subject(a, b))
 
 
 def _order(a: tuple[str, ...], b: tuple[str, ...], shared: frozenset[str]) -> float:

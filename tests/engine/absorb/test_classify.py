@@ -36,6 +36,13 @@ def _outcome(stored: str, incoming: str, cosine: float = 0.9) -> tuple[str, str]
     ("A big dog is running across the lawn.", "A small dog is running across the lawn.", "related", ""),
     ("A dog is licking a baby.", "A baby is licking a dog.", "related", ""),
     ("A man with no shirt is holding a football.", "A man with a shirt is holding a football.", "related", ""),
+    # A number in the opening name picks another thing of the same kind: its other values are its own.
+    ("Shelf 0 holds spare fuses.", "Shelf 1 holds spare fuses.", "related", "another subject: shelf 1 / shelf 0"),
+    ("Pallet 0 is parked at dock 4.", "Pallet 1 is parked at dock 5.", "related", "pallet 1 / pallet 0"),
+    ("The build #41 is not green.", "The build #42 is green.", "related", "build 42 / build 41"),
+    # ... while the same name with another value is still a disagreement, and a later number is a value.
+    ("Pallet 7 is parked at dock 4.", "Pallet 7 is parked at dock 5.", "contradict", "number: 5 vs 4"),
+    ("Roadside bomb kills 10 civilians.", "Roadside bomb kills 5 civilians.", "contradict", "number: 5 vs 10"),
 ])
 def test_cues_decide_between_contradict_and_related(stored: str, incoming: str, outcome: str, cue: str) -> None:
     got, reason = _outcome(stored, incoming)
