@@ -279,6 +279,15 @@ def record_import_chunks() -> str:
         """
 
 
+def index_edges_by_plan() -> str:
+    """Version 6: edges found by the plan that wrote them.
+
+    A change record lists the edges its plans added; without this index that lookup scans every
+    edge, 0.17 s at 1M facts for each write another process makes while a window is open.
+    """
+    return "CREATE INDEX edges_by_plan ON edges(plan_id) WHERE plan_id IS NOT NULL;"
+
+
 Step = Callable[[], str] | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Step]] = [
     ("create_archive", create_archive),
@@ -286,6 +295,7 @@ MIGRATIONS: list[tuple[str, Step]] = [
     ("forbid_replace", forbid_replace),
     ("chain_the_journal", chain_the_journal),
     ("record_import_chunks", record_import_chunks),
+    ("index_edges_by_plan", index_edges_by_plan),
 ]
 # Steps that run Python against the connection instead of returning a script.
 _PYTHON_STEPS = {"chain_the_journal"}

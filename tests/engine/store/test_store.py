@@ -24,6 +24,18 @@ def test_new_memory_has_schema_wal_and_busy_timeout(memory: Memory, db_path: Pat
     assert memory.store.db.execute("PRAGMA busy_timeout").fetchone()[0] >= 1000
 
 
+def test_another_processs_edges_are_found_through_the_plan_index(memory: Memory, db_path: Path) -> None:
+    from engine.store.journal import changes_between
+    memory.absorb(["The staging cluster runs 3 replicas of the ingest service."])
+    mark = memory.store.db.execute("SELECT max(id) FROM journal").fetchone()[0]
+    plan = memory.absorb(["The staging cluster runs 5 replicas of the ingest service."])
+    record = changes_between(memory.store.db, mark)
+    assert record.edges_added and record.plans == [plan.id]
+    query_plan = _raw(db_path).execute("EXPLAIN QUERY PLAN SELECT id FROM edges WHERE plan_id IN (?) ORDER BY id",
+                                       (plan.id,)).fetchall()
+    assert any("edges_by_plan" in row[-1] for row in query_plan)
+
+
 @pytest.mark.parametrize("statement", [
     "DELETE FROM facts",
     "DELETE FROM edges",
