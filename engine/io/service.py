@@ -16,7 +16,7 @@ from engine.io.stream import ChunkResult, ImportRun
 from engine.plans.service import PlanService, Progress, Recorder
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context
-from engine.store.import_chunks import SourceFile, applied_chunks, record_chunk
+from engine.store.import_chunks import SourceFile, applied_chunks, applied_overlapping, record_chunk
 from engine.store.plans import Plan
 
 
@@ -73,9 +73,13 @@ class Transfers:
                 if stream.changed(handle, source, mtime_ns):
                     raise InvalidInput(f"{run.path} changed during the import, so the rest was not read "
                                        f"(a changed file is a new import)")
-                plan = self._plans.absorb(chunk.items, dry_run=dry_run, defaults=defaults,
-                                          progress=_within(progress, chunk, lines),
-                                          record=_recorder(source, chunk))
+                try:
+                    plan = self._plans.absorb(chunk.items, dry_run=dry_run, defaults=defaults,
+                                              progress=_within(progress, chunk, lines),
+                                              record=_recorder(source, chunk))
+                except _ImportedElsewhere:
+                    run.elsewhere += len(chunk.items)  # nothing of this chunk was stored by this run
+                    continue
                 run.add(plan, chunk.lines)
                 stream.release_freed_memory()
                 if progress is not None:
@@ -89,7 +93,7 @@ class Transfers:
                             f"{', '.join(map(str, run.applied_plans))}: run the same import again to resume",)
             raise
         run.resumed = chunker.skipped
-        if not run.chunks and not run.resumed and not run.cancelled:
+        if not run.chunks and not run.resumed and not run.elsewhere and not run.cancelled:
             # An input without any item: an empty plan, as an absorb of nothing always gave.
             run.plan = self._plans.absorb([], dry_run=dry_run, defaults=defaults)
             run.chunks.append(ChunkResult(run.plan.id, 0, 0, 0, run.plan.status, {}))
@@ -164,8 +168,18 @@ class Transfers:
         return texts
 
 
+class _ImportedElsewhere(Exception):
+    """Another run of the same import applied these lines while this one planned them."""
+
+
 def _recorder(source: SourceFile, chunk: stream.Chunk) -> Recorder:
-    return lambda db, plan: record_chunk(db, plan.id, source, chunk.first_line, chunk.last_line, len(chunk.items))
+    def record(db: Any, plan: Plan) -> None:
+        # Checked in the transaction that stores the plan: two processes importing one file would
+        # otherwise both write the chunk, the second reinforcing every fact the first wrote.
+        if applied_overlapping(db, source, chunk.first_line, chunk.last_line):
+            raise _ImportedElsewhere()
+        record_chunk(db, plan.id, source, chunk.first_line, chunk.last_line, len(chunk.items))
+    return record
 
 
 def _within(progress: Progress | None, chunk: stream.Chunk, lines: int) -> Progress:

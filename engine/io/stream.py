@@ -147,6 +147,7 @@ class ImportRun:
     plan: Plan | None = None
     counts: Counter = field(default_factory=Counter)
     resumed: int = 0  # items skipped: their chunk's plan was applied by an earlier run
+    elsewhere: int = 0  # items skipped: another run of the same import applied their chunk meanwhile
     refused: list[tuple[int, str]] = field(default_factory=list)  # (line, reason), the first MAX_REFUSALS_KEPT
     refused_count: int = 0
     written: int = 0  # items of applied plans that wrote or reinforced a fact
@@ -183,7 +184,7 @@ class ImportRun:
     @property
     def single(self) -> bool:
         """One plan and nothing resumed or left: the plan says it all, as imports always did."""
-        return len(self.chunks) == 1 and not self.resumed and not self.more and not self.cancelled
+        return len(self.chunks) == 1 and not (self.resumed or self.elsewhere or self.more or self.cancelled)
 
     def summary(self) -> str:
         name = Path(self.path).name
@@ -198,6 +199,8 @@ class ImportRun:
                          f"{f' ({counts})' if counts else ''}; {self.written:,} written or reinforced")
         if self.resumed:
             parts.append(f"resumed: {self.resumed:,} items from an earlier run were already applied")
+        if self.elsewhere:
+            parts.append(f"skipped: {self.elsewhere:,} items another run of the same import applied meanwhile")
         if self.dry_run and self.more and self.plan is not None and self.plan.id is not None:
             parts.append(f"the dry run planned lines {self.chunks[0].first_line:,}–{self.done_lines:,} only, "
                          f"of {self.total_lines:,}; the rest is not planned. Apply it with "
@@ -207,7 +210,7 @@ class ImportRun:
             parts.append(f"cancelled after line {self.done_lines:,} of {self.total_lines:,}: {self.written:,} "
                          f"items written in {len(plans)} plans; run the same import again to resume "
                          f"(lines of applied plans are skipped)")
-        if not self.chunks and not self.cancelled:
+        if not self.chunks and not self.cancelled and not self.elsewhere:
             parts.append("nothing left to import")
         return "; ".join(parts)
 
@@ -215,7 +218,7 @@ class ImportRun:
         return {"import": self.path, "source": {"path": self.source.source, "size": self.source.size,
                                                 "sha256": self.source.sha256},
                 "lines": self.total_lines, "dry_run": self.dry_run, "items": self.items,
-                "counts": dict(self.counts), "written": self.written, "resumed": self.resumed,
+                "counts": dict(self.counts), "written": self.written, "resumed": self.resumed, "elsewhere": self.elsewhere,
                 "refused": [{"line": line, "reason": reason} for line, reason in self.refused],
                 "refused_count": self.refused_count, "cancelled": self.cancelled, "more": self.more,
                 "plans": [c.to_dict() for c in self.chunks], "summary": self.summary()}

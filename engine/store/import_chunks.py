@@ -32,3 +32,13 @@ def applied_chunks(db: sqlite3.Connection, source: SourceFile) -> list[tuple[int
         "SELECT c.plan_id, c.first_line, c.last_line, c.items FROM import_chunks c JOIN plans p ON p.id = c.plan_id "
         "WHERE c.sha256 = ? AND c.size = ? AND c.source = ? AND p.status = 'applied' ORDER BY c.first_line, c.plan_id",
         (source.sha256, source.size, source.source)).fetchall()]
+
+
+def applied_overlapping(db: sqlite3.Connection, source: SourceFile, first_line: int, last_line: int) -> list[int]:
+    """Plan ids of applied chunks of ``source`` sharing a line with ``first_line``..``last_line``:
+    another run of the same import got there first."""
+    return [row[0] for row in db.execute(
+        "SELECT c.plan_id FROM import_chunks c JOIN plans p ON p.id = c.plan_id "
+        "WHERE c.sha256 = ? AND c.size = ? AND c.source = ? AND p.status = 'applied' "
+        "AND c.first_line <= ? AND c.last_line >= ? ORDER BY c.plan_id",
+        (source.sha256, source.size, source.source, last_line, first_line)).fetchall()]

@@ -176,3 +176,23 @@ def test_a_file_written_to_during_the_import_stops_it(memory: Memory, tmp_path: 
     with pytest.raises(InvalidInput, match="changed during the import.*20 items were written in plans"):
         memory.import_file(path, chunk_items=20, progress=progress)
     assert memory.stats()["facts"] == 20 and not memory.verify().problems
+
+
+def test_a_second_process_importing_the_same_file_skips_what_the_first_applied(
+        memory: Memory, db_path: Path, clock, embedder, tmp_path: Path) -> None:
+    path = tmp_path / "bulk.jsonl"
+    texts = write_lines(path, 30)
+    first_run: list[ImportRun] = []
+
+    def the_other_process_finishes_first(done: int, total: int) -> None:
+        if not first_run:  # while this run plans its first chunk, another imports the whole file
+            with Memory(db_path, clock=clock, actor="other", embedder=embedder) as other:
+                first_run.append(other.import_file(path, chunk_items=10))
+
+    late = memory.import_file(path, chunk_items=10, progress=the_other_process_finishes_first)
+    assert first_run[0].written == 30 and not first_run[0].elsewhere
+    assert late.elsewhere == 30 and late.written == 0 and not late.chunks
+    assert "30 items another run of the same import applied meanwhile" in late.summary()
+    # Each line is one fact, written once and never reinforced by the second run.
+    assert all(stored(db_path).get(t) == (1, 0) for t in texts)
+    assert [row[3] for row in chunk_rows(db_path)] == ["applied"] * 3
