@@ -285,7 +285,7 @@ def index_edges_by_plan() -> str:
     A change record lists the edges its plans added; without this index that lookup scans every
     edge, 0.17 s at 1M facts for each write another process makes while a window is open.
     """
-    return "CREATE INDEX edges_by_plan ON edges(plan_id) WHERE plan_id IS NOT NULL;"
+    return "CREATE INDEX IF NOT EXISTS edges_by_plan ON edges(plan_id) WHERE plan_id IS NOT NULL;"
 
 
 Step = Callable[[], str] | Callable[[sqlite3.Connection], None]

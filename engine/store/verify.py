@@ -1,10 +1,11 @@
 """``verify``: is this memory file intact, and has anything been changed behind MemLens's back?
 
-Four checks, each independent (one that cannot run is itself a problem, and the others
+Five checks, each independent (one that cannot run is itself a problem, and the others
 still run): SQLite's own ``PRAGMA integrity_check`` (the file's pages and indexes), each
 fact's ``content_hash`` against its text (the text is immutable, so a mismatch is an edit
-with the triggers dropped, or damage), the journal's hash chain (``journal_chain``), and
-the full-text index against the facts (FTS5 ``integrity-check`` with content comparison).
+with the triggers dropped, or damage), the journal's hash chain (``journal_chain``), the
+full-text index against the facts (FTS5 ``integrity-check`` with content comparison), and the
+import records (no line of an input file applied by two chunks, every chunk's plan present).
 
 Problems name a place (a fact or journal id, a page) and what is wrong, never a fact's text.
 """
@@ -23,7 +24,7 @@ MAX_PER_CHECK = 100  # a badly damaged file would otherwise list every row
 
 @dataclass(frozen=True)
 class Problem:
-    check: str  # integrity, facts, journal or fts
+    check: str  # integrity, facts, journal, fts or imports
     where: str | None
     message: str
 
@@ -70,8 +71,29 @@ def _fts(db: sqlite3.Connection) -> list[Problem]:
     return []
 
 
+def _imports(db: sqlite3.Connection) -> list[Problem]:
+    problems = []
+    orphans = db.execute("SELECT c.plan_id FROM import_chunks c LEFT JOIN plans p ON p.id = c.plan_id "
+                         "WHERE p.id IS NULL ORDER BY c.plan_id LIMIT ?", (MAX_PER_CHECK,)).fetchall()
+    problems += [Problem("imports", f"plan {plan_id}", "an import chunk names a plan that is not in the file")
+                 for (plan_id,) in orphans]
+    # Two applied chunks of one file sharing a line wrote that line twice (and reinforced what it said).
+    overlaps = db.execute(
+        "SELECT a.plan_id, b.plan_id FROM import_chunks a JOIN import_chunks b "
+        "ON a.sha256 = b.sha256 AND a.size = b.size AND a.source = b.source AND a.plan_id < b.plan_id "
+        "AND a.first_line <= b.last_line AND b.first_line <= a.last_line "
+        "JOIN plans pa ON pa.id = a.plan_id AND pa.status = 'applied' "
+        "JOIN plans pb ON pb.id = b.plan_id AND pb.status = 'applied' ORDER BY a.plan_id LIMIT ?",
+        (MAX_PER_CHECK,)).fetchall()
+    problems += [Problem("imports", f"plans {first} and {second}", "two applied import chunks share lines of one "
+                                                                     "input file: those lines were written twice")
+                 for first, second in overlaps]
+    return problems[:MAX_PER_CHECK]
+
+
 CHECKS: tuple[tuple[str, Callable[[sqlite3.Connection], list[Problem]]], ...] = (
-    ("integrity", _integrity), ("facts", _facts), ("journal", _journal), ("fts", _fts))
+    ("integrity", _integrity), ("facts", _facts), ("journal", _journal), ("fts", _fts),
+    ("imports", _imports))
 
 
 def verify(db: sqlite3.Connection) -> list[Problem]:

@@ -150,6 +150,7 @@ def test_an_older_file_gets_its_chain_at_migration(run: Run, filled: Path) -> No
         db.execute(f"DROP TRIGGER {name}")
     db.execute("ALTER TABLE journal DROP COLUMN chain")
     db.execute("DROP TABLE import_chunks")  # version 5
+    db.execute("DROP INDEX edges_by_plan")  # version 6
     db.execute("PRAGMA user_version = 2")
     db.close()
     code, out, err = run("verify")
@@ -159,3 +160,24 @@ def test_an_older_file_gets_its_chain_at_migration(run: Run, filled: Path) -> No
     assert db.execute("SELECT count(*) FROM journal WHERE chain IS NULL").fetchone()[0] == 0
     with pytest.raises(sqlite3.DatabaseError):
         db.execute("UPDATE journal SET chain = 'x' WHERE id = 1")
+
+
+def test_import_chunks_that_overlap_or_name_no_plan_are_found(run: Run, memory: Memory, db_path: Path,
+                                                               tmp_path: Path) -> None:
+    source = tmp_path / "bulk.jsonl"
+    source.write_text("".join(json.dumps({"text": t}) + "\n" for t in TEXTS[:20]), encoding="utf-8")
+    memory.import_file(source, chunk_items=10)
+    other = memory.absorb([TEXTS[40]])
+    memory.close()
+    assert run("verify")[0] == 0
+    db = raw(db_path)
+    # A second applied plan claiming lines 5-12 of the same file, and a chunk whose plan is missing.
+    db.execute("INSERT INTO import_chunks (plan_id, source, size, sha256, first_line, last_line, items) "
+               "SELECT ?, source, size, sha256, 5, 12, 8 FROM import_chunks LIMIT 1", (other.id,))
+    db.execute("INSERT INTO import_chunks (plan_id, source, size, sha256, first_line, last_line, items) "
+               "SELECT 999, source, size, sha256, 30, 31, 2 FROM import_chunks LIMIT 1")
+    code, out, _ = run("verify", "--json")
+    problems = [(p["check"], p["where"]) for p in json.loads(out)["problems"]]
+    first, second = [row[0] for row in db.execute("SELECT plan_id FROM import_chunks ORDER BY plan_id LIMIT 2")]
+    assert code == 1 and problems == [("imports", "plan 999"), ("imports", f"plans {first} and {other.id}"),
+                                      ("imports", f"plans {second} and {other.id}")]

@@ -11,7 +11,7 @@ from engine.faces.cli.commands import Context
 
 
 def add_verify(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="check the file: SQLite integrity, fact hashes, the journal chain, FTS",
+    p = sub.add_parser("verify", help="check the file: SQLite integrity, fact hashes, the journal chain, FTS, import records",
                        description="Check the memory file: SQLite's integrity check, each fact's content hash "
                                    "against its text, the journal's hash chain and the full-text index. Prints "
                                    "one line per problem; exit code 1 if there is any, 0 if the file is clean.")
