@@ -242,15 +242,16 @@ class Memory:
 
     def import_from(self, fmt: str, path: Path | str, *, dry_run: bool = False,
                     defaults: dict[str, Any] | None = None, progress: Progress | None = None,
-                    as_profile: bool = False) -> Plan | ImportRun:
+                    as_profile: bool = False, cancel: Any = None) -> Plan | ImportRun:
         """Bring in a file (or folder) written by another memory tool, as an absorb plan.
 
         ``fmt`` is one of ``IMPORT_FORMATS``: ``jsonl`` (``import_file``, so an ``ImportRun``; a MemLens
         export is restored exactly), ``hermes``, ``mem0`` or ``markdown``. ``as_profile`` (hermes only) also saves the files as
-        this memory's MEMORY.md / USER.md unless ``dry_run``; it never overwrites other text.
+        this memory's MEMORY.md / USER.md unless ``dry_run``; it never overwrites other text. ``cancel``
+        stops a JSONL import between chunks, as for ``import_file``.
         """
         return self.transfers.import_from(fmt, path, dry_run=dry_run, defaults=defaults, progress=progress,
-                                          as_profile=as_profile)
+                                          as_profile=as_profile, cancel=cancel)
 
     # -- finding ---------------------------------------------------------------------------------
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,

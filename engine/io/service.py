@@ -130,13 +130,13 @@ class Transfers:
 
     def import_from(self, fmt: str, path: Path | str, *, dry_run: bool = False,
                     defaults: dict[str, Any] | None = None, progress: Callable[[int, int], None] | None = None,
-                    as_profile: bool = False) -> Plan | ImportRun:
+                    as_profile: bool = False, cancel: Any = None) -> Plan | ImportRun:
         fmt = importers.check_format(fmt)
         path = Path(path)
         if as_profile and fmt != "hermes":
             raise InvalidInput("only Hermes files can become the profile (as_profile needs format hermes)")
         if fmt == "jsonl":
-            return self.import_file(path, dry_run=dry_run, defaults=defaults, progress=progress)
+            return self.import_file(path, dry_run=dry_run, defaults=defaults, progress=progress, cancel=cancel)
         batch = importers.read(fmt, path)
         texts = self._profile_to_save(batch, path) if as_profile else {}
         if not batch.items:

@@ -113,3 +113,42 @@ def test_a_dry_run_of_a_chunked_import_plans_its_first_chunk(run, db_path: Path,
     assert run("plan", "apply", str(plan_id))[0] == 0
     code, out, _ = run("absorb", "--file", str(path))
     assert code == 0 and "resumed: 10 items" in out and _count(db_path) == 25
+
+
+def test_ctrl_c_stops_between_chunks_and_the_same_import_resumes(run, db_path: Path, tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+    import signal
+    import threading
+    from engine.io import stream
+    monkeypatch.setattr(stream, "CHUNK_ITEMS", 10)
+    path = tmp_path / "bulk.jsonl"
+    _bulk(path, 60)
+    seen_a_chunk = threading.Event()
+
+    def press_ctrl_c_after_the_first_chunk() -> None:
+        while not seen_a_chunk.wait(0.01):
+            try:
+                applied = sqlite3.connect(db_path).execute(
+                    "SELECT count(*) FROM import_chunks c JOIN plans p ON p.id = c.plan_id "
+                    "WHERE p.status = 'applied'").fetchone()[0]
+            except sqlite3.Error:
+                continue  # the file or its tables are not there yet
+            if applied:
+                seen_a_chunk.set()
+                os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press_ctrl_c_after_the_first_chunk, daemon=True)
+    presser.start()
+    code, out, err = run("import", str(path), "--json")
+    presser.join(5)
+    result = json.loads(out)
+    assert code == 130 and result["cancelled"] and "stopping after the chunk being written" in err
+    written = result["written"]
+    assert 10 <= written < 60 and written % 10 == 0 and _count(db_path) == written
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler  # the CLI put Python's own back
+    code, out, _ = run("import", str(path), "--json")
+    again = json.loads(out)
+    assert code == 0 and again["resumed"] == written and again["written"] == 60 - written
+    reinforced = sqlite3.connect(db_path).execute("SELECT sum(reinforcement_count) FROM facts").fetchone()[0]
+    assert _count(db_path) == 60 and reinforced == 0

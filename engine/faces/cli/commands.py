@@ -25,6 +25,7 @@ from engine.memory import Memory
 from engine.search.hybrid import SearchFilters
 from engine.faces import serialize
 from engine.faces.cli import render
+from engine.faces.cli.interrupt import EXIT_INTERRUPTED, line_progress, stop_between_chunks
 
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOME_REFUSED = 0, 1, 2, 3
@@ -111,6 +112,8 @@ def report_run(run: Any, as_json: bool, dry_run: bool) -> int:
         print(f"memlens: line {line} refused: {reason}", file=sys.stderr)
     if run.refused_count > len(run.refused):
         print(f"memlens: and {run.refused_count - len(run.refused)} more lines refused", file=sys.stderr)
+    if run.cancelled:
+        return EXIT_INTERRUPTED  # stopped by Ctrl-C between chunks; the summary says how to resume
     if dry_run or not run.refused_count:
         return EXIT_OK
     return EXIT_SOME_REFUSED if run.written else EXIT_FAILED
@@ -124,8 +127,9 @@ def absorb(ctx: Context, args: argparse.Namespace) -> int:
     if args.file is not None and not args.text:
         # A file takes the import path: a MemLens export is restored, any other JSONL absorbed, and any
         # number of lines is fine (absorb itself takes at most MAX_ITEMS, as over HTTP and MCP).
-        with _spooled(args.file) as path, ctx.open(create=True) as memory:
-            run = memory.import_file(path, dry_run=args.dry_run, defaults=defaults,
+        with _spooled(args.file) as path, ctx.open(create=True) as memory, stop_between_chunks() as stop, \
+                line_progress() as progress:
+            run = memory.import_file(path, dry_run=args.dry_run, defaults=defaults, progress=progress, cancel=stop,
                                      source_label="<stdin>" if args.file == "-" else None)
         return report_run(run, args.json, args.dry_run)
     items: list[Any] = list(args.text)
@@ -279,8 +283,9 @@ def import_(ctx: Context, args: argparse.Namespace) -> int:
     path = Path(args.path)
     if args.path == "-":
         raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
-    with ctx.open(create=True) as memory:
-        plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile)
+    with ctx.open(create=True) as memory, stop_between_chunks() as stop, line_progress() as progress:
+        plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile,
+                                  progress=progress, cancel=stop)
     code = (report_run(plan, args.json, args.dry_run) if isinstance(plan, ImportRun)
             else report_plan(plan, args.json, args.dry_run))
     if args.as_profile:  # on stderr, so --json output stays one JSON document
