@@ -62,16 +62,16 @@ def test_metadata_values_judged_clean_are_remembered_but_secrets_never(monkeypat
         return real(text)
 
     monkeypatch.setattr(detector, "first_secret", counting)
-    assert validation.secret_in("Xavier Eriksen") is None
-    assert validation.secret_in("Xavier Eriksen") is None
-    assert calls == ["Xavier Eriksen"]
+    assert validation.secret_in("bouldering") is None
+    assert validation.secret_in("bouldering") is None
+    assert calls == ["bouldering"]
     for _ in range(2):
         assert validation.secret_in(f"token {GITHUB_TOKEN}") is not None
     assert calls.count(f"token {GITHUB_TOKEN}") == 2
     assert all(GITHUB_TOKEN not in value for value in validation._CLEAN)
 
     def learned(text: str) -> detector.SecretFinding | None:
-        return detector.SecretFinding("a-new-format", 0, 6) if text.startswith("Xavier") else None
+        return detector.SecretFinding("a-new-format", 0, 6) if text.startswith("boulder") else None
 
     monkeypatch.setattr(detector, "first_secret", learned)
-    assert validation.secret_in("Xavier Eriksen") == detector.SecretFinding("a-new-format", 0, 6)
+    assert validation.secret_in("bouldering") == detector.SecretFinding("a-new-format", 0, 6)
