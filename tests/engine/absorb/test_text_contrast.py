@@ -84,3 +84,20 @@ def test_order_is_worked_out_when_asked_and_as_before() -> None:
     assert c.order == pytest.approx(1 / 3) and c.residual == 0
     passive = contrast("A woman is frying some food.", "Some food is being fried by a woman.")
     assert passive.order == 1.0
+
+
+# The first token pattern: a separator counts only before a word character.
+_FIRST_TOKEN = r"[$€£]?\w(?:[\w'’]|[./:#@+-](?=\w))*%?"
+
+
+def test_tokens_are_those_of_the_first_pattern() -> None:
+    import re
+
+    first = re.compile(_FIRST_TOKEN, re.UNICODE)
+    rng = random.Random(5)
+    pieces = list("aZ9_'’./:#@+-$€£% \n\t,;é東") + ["by", "Is", "x.", ".y", "--", "''", "a'", "%%", "v2.3.1"]
+    texts = TEXTS + _generated(400) + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+                                       for _ in range(20_000)]
+    for text in texts:
+        assert [(m.span(), m.group()) for m in tc._TOKEN.finditer(text)] == \
+            [(m.span(), m.group()) for m in first.finditer(text)], text
