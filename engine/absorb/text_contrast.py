@@ -94,6 +94,8 @@ ANTONYMS: dict[str, frozenset[str]] = {}
 for _a, _b in _ANTONYM_PAIRS:
     ANTONYMS[_a] = ANTONYMS.get(_a, frozenset()) | {_b}
     ANTONYMS[_b] = ANTONYMS.get(_b, frozenset()) | {_a}
+_HAS_OPPOSITE = frozenset(ANTONYMS)
+_NONE: frozenset[str] = frozenset()
 
 
 @lru_cache(maxsize=65536)
@@ -247,16 +249,22 @@ def contrast(a: str, b: str) -> Contrast:
     pa, pb = profile(a), profile(b)
     only_a, only_b = pa.words - pb.words, pb.words - pa.words
     # Only words that have opposites are sorted and paired (the same pairs, in the same order).
-    opposed = [word for word in only_a if word in ANTONYMS] if only_b else []
+    opposed = only_a & _HAS_OPPOSITE if only_b else ()
     pairs = [(word, other) for word in sorted(opposed) for other in sorted(ANTONYMS[word] & only_b)]
     pair = min(pairs, key=lambda p: p not in STANCE, default=None)  # a stance flip says more than "big"/"small"
-    nums_a, nums_b = pa.numbers - pb.numbers, pb.numbers - pa.numbers
-    cue_words = set(pair or ()) | {stem(n) for n in nums_a | nums_b}
+    if pa.numbers or pb.numbers:
+        nums_a, nums_b = pa.numbers - pb.numbers, pb.numbers - pa.numbers
+    else:
+        nums_a = nums_b = _NONE
+    # Most pairs have no cue word: then nothing is taken out of the words only one side has.
+    only_a_left, only_b_left = len(only_a), len(only_b)
+    if pair or nums_a or nums_b:
+        cue_words = set(pair or ()) | {stem(n) for n in nums_a | nums_b}
+        only_a_left, only_b_left = len(only_a - cue_words), len(only_b - cue_words)
     length = max(len(pa.sequence), len(pb.sequence))
     # Negation counts, not their parity: "is not X and is not Y" denies "is X and Y" twice.
     return Contrast(pa.negations != pb.negations, pair, (nums_a, nums_b),
-                    (pa.anchors - pb.anchors, pb.anchors - pa.anchors), len(only_a - cue_words),
-                    len(only_b - cue_words), length, (pa, pb))
+                    (pa.anchors - pb.anchors, pb.anchors - pa.anchors), only_a_left, only_b_left, length, (pa, pb))
 
 
 def _order(a: tuple[str, ...], b: tuple[str, ...], shared: frozenset[str]) -> float:
