@@ -19,12 +19,15 @@ import math
 import sqlite3
 from typing import Any, Iterable, Iterator
 
+from engine.store.json_text import encoder
+
 GENESIS = "0" * 64  # the "previous chain" of the first entry
 _BATCH = 5000
 JournalRow = tuple[float, str, str, "int | None", "int | None", str]  # at, actor, action, fact_id, plan_id, details
 # ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` with one encoder for every entry:
-# json.dumps builds a new encoder per call when given options (a third of hashing a row).
-_content_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# json.dumps builds a new encoder per call when given options (a third of hashing a row); the
+# usual entries skip even that (``_content``).
+_content_json = encoder(ensure_ascii=False, separators=(",", ":"))
 _string = json.encoder.encode_basestring  # what that encoder writes a str with (ensure_ascii=False)
 _ID_TYPES = (int, type(None))
 _HASH_TYPES = (str, type(None))
