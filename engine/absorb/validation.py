@@ -239,8 +239,8 @@ def validate(raw: Any, limits: MemorySettings, defaults: dict[str, Any] | None =
     item = Incoming(text=text, scope=scope, kind=kind, warnings=warnings)
     if "tags" in merged:
         item.tags, item.raw_tags = _tags(merged["tags"])
-    triple = [merged.get(k) for k in ("subject", "predicate", "object")]
-    if any(v is not None for v in triple):
+    triple = (merged.get("subject"), merged.get("predicate"), merged.get("object"))
+    if triple[0] is not None or triple[1] is not None or triple[2] is not None:
         if any(v is None for v in triple):
             raise InvalidInput("subject, predicate and object go together: give all three or none")
         item.subject, item.predicate, item.object = (_short_string(v, n) for v, n in
