@@ -27,7 +27,7 @@ import numpy as np
 from engine.models.embeddings import shared_embedder
 
 from benchmarks import speed
-from benchmarks.synthetic import BENCH_DIR, LookupEmbedder, cached_embedded
+from benchmarks.synthetic import BENCH_DIR, LookupEmbedder, cached_embedded, store_path
 
 SIZE = 10_000
 
@@ -50,7 +50,7 @@ def _timed(calls: Iterable[Callable[[], Any]], warmup: int, cpu: list[list[int]]
 
 
 def run(work: Path, reps: speed.Reps, profile: str | None = None, bench_dir: Path = BENCH_DIR) -> dict[str, Any]:
-    store = bench_dir / f"store-{SIZE}-v1.sqlite"
+    store = store_path(SIZE, bench_dir)
     fresh, vectors = cached_embedded(f"fresh-{SIZE}-{reps.fresh_needed()}",
                                      lambda: speed.fresh_items(store, reps.fresh_needed()), shared_embedder, bench_dir)
     profiler = cProfile.Profile() if profile else None

@@ -19,6 +19,7 @@ from engine.changes import ChangeRecord
 from engine.errors import PlanError
 from engine.store import journal_chain
 from engine.store.journal import changes_written
+from engine.store.json_text import encoder
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
@@ -37,7 +38,7 @@ TARGET_COLUMNS = "status, reinforcement_count, evidence, content_hash, " + ", ".
 # Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
 LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises", "supersedes")
 # Journal details as ``records.journal`` writes them; one encoder, not one per row (json.dumps with options).
-_journal_json = json.JSONEncoder(ensure_ascii=False, sort_keys=True).encode
+_journal_json = encoder(ensure_ascii=False, sort_keys=True)
 
 
 @dataclass

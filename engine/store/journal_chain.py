@@ -15,22 +15,43 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import sqlite3
 from typing import Any, Iterable, Iterator
+
+from engine.store.json_text import encoder
 
 GENESIS = "0" * 64  # the "previous chain" of the first entry
 _BATCH = 5000
 JournalRow = tuple[float, str, str, "int | None", "int | None", str]  # at, actor, action, fact_id, plan_id, details
 # ``json.dumps(..., ensure_ascii=False, separators=(",", ":"))`` with one encoder for every entry:
-# json.dumps builds a new encoder per call when given options (a third of hashing a row).
-_content_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# json.dumps builds a new encoder per call when given options (a third of hashing a row); the
+# usual entries skip even that (``_content``).
+_content_json = encoder(ensure_ascii=False, separators=(",", ":"))
+_string = json.encoder.encode_basestring  # what that encoder writes a str with (ensure_ascii=False)
+_ID_TYPES = (int, type(None))
+_HASH_TYPES = (str, type(None))
 
 
 def entry_hash(prev: str, entry_id: int, at: float, actor: str, action: str, fact_id: int | None,
                plan_id: int | None, details: str, fact_hash: str | None) -> str:
     # float(at): a time written as an int is read back from the REAL column as a float
-    content = _content_json([entry_id, float(at), actor, action, fact_id, plan_id, details, fact_hash])
+    content = _content(entry_id, float(at), actor, action, fact_id, plan_id, details, fact_hash)
     return hashlib.sha256(f"{prev}\n{content}".encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _content(entry_id: int, at: float, actor: str, action: str, fact_id: int | None, plan_id: int | None,
+             details: str, fact_hash: str | None) -> str:
+    """``_content_json`` of the entry's array, written out directly for the usual types (a third of
+    hashing a row was the encoder's set-up); anything else goes through the encoder itself."""
+    if (type(entry_id) is int and math.isfinite(at) and type(actor) is str and type(action) is str
+            and type(fact_id) in _ID_TYPES and type(plan_id) in _ID_TYPES and type(details) is str
+            and type(fact_hash) in _HASH_TYPES):
+        # The encoder writes ints and finite floats by their repr and strings by encode_basestring.
+        return (f"[{entry_id},{float.__repr__(at)},{_string(actor)},{_string(action)},"
+                f"{'null' if fact_id is None else fact_id},{'null' if plan_id is None else plan_id},"
+                f"{_string(details)},{'null' if fact_hash is None else _string(fact_hash)}]")
+    return _content_json([entry_id, at, actor, action, fact_id, plan_id, details, fact_hash])
 
 
 def _fact_hashes(db: sqlite3.Connection, fact_ids: Iterable[int | None]) -> dict[int, str]:

@@ -19,6 +19,7 @@ from engine.clock import format_time
 from engine.errors import InvalidInput
 from engine.store import journal_chain
 from engine.store.ids import MAX_ID, check_id
+from engine.store.json_text import encoder
 
 
 
@@ -168,7 +169,7 @@ def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqli
 
 
 # ``json.dumps(value, ensure_ascii=False)`` without building an encoder per call (three per inserted fact).
-_to_json = json.JSONEncoder(ensure_ascii=False).encode
+_to_json = encoder(ensure_ascii=False)
 
 
 def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarray | None, model_id: str | None) -> int:

@@ -46,3 +46,32 @@ def test_lookalikes_are_accepted(memory: Memory) -> None:
         "The primary region of mica-auth is sa-east-1. Nadia owns its failover runbook.",
     ])
     assert [it.outcome for it in plan.items] == ["new"] * 5
+
+
+def test_metadata_values_judged_clean_are_remembered_but_secrets_never(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``secret_in`` keeps the short values it found clean (tags and names repeat), never a secret,
+    and a detector swapped in judges every value afresh."""
+    from engine.absorb import secrets as detector
+    from engine.absorb import validation
+
+    calls: list[str] = []
+    real = detector.first_secret
+
+    def counting(text: str) -> detector.SecretFinding | None:
+        calls.append(text)
+        return real(text)
+
+    monkeypatch.setattr(detector, "first_secret", counting)
+    assert validation.secret_in("bouldering") is None
+    assert validation.secret_in("bouldering") is None
+    assert calls == ["bouldering"]
+    for _ in range(2):
+        assert validation.secret_in(f"token {GITHUB_TOKEN}") is not None
+    assert calls.count(f"token {GITHUB_TOKEN}") == 2
+    assert all(GITHUB_TOKEN not in value for value in validation._CLEAN)
+
+    def learned(text: str) -> detector.SecretFinding | None:
+        return detector.SecretFinding("a-new-format", 0, 6) if text.startswith("boulder") else None
+
+    monkeypatch.setattr(detector, "first_secret", learned)
+    assert validation.secret_in("bouldering") == detector.SecretFinding("a-new-format", 0, 6)

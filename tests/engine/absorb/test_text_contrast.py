@@ -84,3 +84,48 @@ def test_order_is_worked_out_when_asked_and_as_before() -> None:
     assert c.order == pytest.approx(1 / 3) and c.residual == 0
     passive = contrast("A woman is frying some food.", "Some food is being fried by a woman.")
     assert passive.order == 1.0
+
+
+# The first token pattern: a separator counts only before a word character.
+_FIRST_TOKEN = r"[$€£]?\w(?:[\w'’]|[./:#@+-](?=\w))*%?"
+
+
+def test_tokens_are_those_of_the_first_pattern() -> None:
+    import re
+
+    first = re.compile(_FIRST_TOKEN, re.UNICODE)
+    rng = random.Random(5)
+    pieces = list("aZ9_'’./:#@+-$€£% \n\t,;é東") + ["by", "Is", "x.", ".y", "--", "''", "a'", "%%", "v2.3.1"]
+    texts = TEXTS + _generated(400) + ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 25)))
+                                       for _ in range(20_000)]
+    for text in texts:
+        assert [(m.span(), m.group()) for m in tc._TOKEN.finditer(text)] == \
+            [(m.span(), m.group()) for m in first.finditer(text)], text
+
+
+def _reference_contrast(a: str, b: str) -> tuple:
+    """``contrast`` as first written: every set worked out, the cue words always taken out."""
+    pa, pb = profile(a), profile(b)
+    only_a, only_b = pa.words - pb.words, pb.words - pa.words
+    opposed = [word for word in only_a if word in tc.ANTONYMS] if only_b else []
+    pairs = [(word, other) for word in sorted(opposed) for other in sorted(tc.ANTONYMS[word] & only_b)]
+    pair = min(pairs, key=lambda p: p not in tc.STANCE, default=None)
+    nums_a, nums_b = pa.numbers - pb.numbers, pb.numbers - pa.numbers
+    cue_words = set(pair or ()) | {tc.stem(n) for n in nums_a | nums_b}
+    return (pa.negations != pb.negations, pair, (nums_a, nums_b), (pa.anchors - pb.anchors, pb.anchors - pa.anchors),
+            len(only_a - cue_words), len(only_b - cue_words), max(len(pa.sequence), len(pb.sequence)))
+
+
+def test_contrast_equals_the_plain_reference() -> None:
+    rng = random.Random(9)
+    swaps = "likes dislikes love hate big small 3 5 five two 2024 v2.1 not never no Anna the open closed up down".split()
+    texts = TEXTS + _generated(600, seed=4)
+    for text in list(texts):
+        words = text.split() or ["x"]
+        words[rng.randrange(len(words))] = rng.choice(swaps)
+        texts.append(" ".join(words))
+    for _ in range(20_000):
+        a, b = rng.choice(texts), rng.choice(texts)
+        c = tc.contrast.__wrapped__(a, b)
+        assert (c.negation_flip, c.antonyms, c.numbers, c.anchors, c.only_a, c.only_b, c.length) == \
+            _reference_contrast(a, b), (a, b)

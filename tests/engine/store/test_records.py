@@ -25,3 +25,47 @@ def test_normalisation_is_the_original_regex_one(text: str) -> None:
 def test_hash_ignores_case_and_spacing_only() -> None:
     assert content_hash("  The  Staging\tcluster ") == content_hash("the staging cluster")
     assert content_hash("the staging cluster") != content_hash("the staging clusters")
+
+
+def test_a_journal_entrys_hashed_content_is_the_encoders_byte_for_byte() -> None:
+    """The chain commits to the JSON array of an entry; the direct writing of it must never drift."""
+    import json
+    import random
+
+    from engine.store import journal_chain
+
+    encoder = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+    rng = random.Random(1)
+    texts = ["", "bench", 'a"b\\c', "é東\u2028\n\t\x00", "\ud800x", '{"k": [1, 2.5, null]}', "ab" * 32]
+    for _ in range(20_000):
+        entry = [rng.choice([1, 10 ** 12, 0, -5, True]),
+                 rng.choice([0.0, 1.5, 1764000000.123456, 1e16, 1e-7, -0.0, float("inf"), float("nan")]),
+                 rng.choice(texts), rng.choice(texts), rng.choice([None, 3, 10 ** 9]), rng.choice([None, 0, 7]),
+                 rng.choice(texts), rng.choice([None, *texts])]
+        assert journal_chain._content(*entry) == encoder(entry)
+
+
+def test_the_set_up_once_encoder_writes_what_the_standard_one_writes() -> None:
+    import json
+    import random
+
+    from engine.store.json_text import encoder
+
+    rng = random.Random(2)
+    atoms = [None, True, False, 0, -3, 10 ** 20, 1.5, -0.0, 1e-7, float("inf"), float("nan"), "", 'é東\n"\\',
+             "\ud800", "plain"]
+
+    def value(depth: int = 0) -> object:
+        roll = rng.random()
+        if depth > 3 or roll < 0.5:
+            return rng.choice(atoms)
+        if roll < 0.75:
+            return [value(depth + 1) for _ in range(rng.randint(0, 4))]
+        return {rng.choice(["b", "a", "é", "z", "10"]): value(depth + 1) for _ in range(rng.randint(0, 4))}
+
+    for options in ({"ensure_ascii": False, "sort_keys": True}, {"ensure_ascii": False},
+                    {"ensure_ascii": False, "separators": (",", ":")}, {}):
+        fast, standard = encoder(**options), json.JSONEncoder(**options).encode  # type: ignore[arg-type]
+        for _ in range(5_000):
+            item = value()
+            assert fast(item) == standard(item), (options, item)
