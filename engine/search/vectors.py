@@ -457,7 +457,9 @@ class VectorIndex:
             return self.cosine(query)
         # (x - c)·B·(q·B) + c·q: the centre's part is the same for every row, so it cannot change an order,
         # but adding it keeps estimates on the cosine scale that scores mix with BM25.
-        return (query @ self._basis) @ self._sketch[:, : self._size] + float(self._centre @ query)
+        found = (query @ self._basis) @ self._sketch[:, : self._size]
+        found += np.float32(self._centre @ query)  # in place: a second array of every row costs ~1 ms at 1M
+        return found
 
     def largest(self, values: np.ndarray, count: int) -> np.ndarray:
         """Rows of the ``count`` largest of one value per row (all rows if there are fewer), in no order."""
