@@ -179,6 +179,21 @@ def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> t
     return pair
 
 
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique``; for a search's few hundred rows a sort and a comparison cost
+    a fraction of numpy's hash-based unique, which union1d and setdiff1d call)."""
+    values = np.sort(values)
+    return values[np.concatenate(([True], values[1:] != values[:-1]))] if len(values) else values
+
+
+def _outside(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``values`` that are not among ``sorted_keys`` (sorted, distinct)."""
+    if not len(sorted_keys):
+        return values
+    at = np.minimum(np.searchsorted(sorted_keys, values), len(sorted_keys) - 1)
+    return values[sorted_keys[at] != values]
+
+
 @dataclass
 class TextMatches:
     """Active text matches: index rows and BM25 parts, best first."""
@@ -348,11 +363,11 @@ class Searcher:
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ranked = np.union1d(index.largest(rough, pool), text.rows)
+        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows]))
         rows = ranked
         if w.context_weight > 0:
             near = np.concatenate(index.neighbours(ranked))
-            rows = np.concatenate([ranked, np.setdiff1d(near[near >= 0], ranked)])
+            rows = np.concatenate([ranked, _outside(_distinct(near[near >= 0]), ranked)])
         return rows, self._exact_cosines(rows, query_vector, cosines, exact), text.at(rows), len(ranked)
 
     def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, cosines: np.ndarray,
@@ -404,7 +419,7 @@ class Searcher:
             indexed = np.flatnonzero(rows >= 0)
             around = np.concatenate(self.index.neighbours(rows[near[rows[near] >= 0]]))
             at = lookup(rows[indexed], indexed + 1.0, around).astype(np.int64) - 1  # -1: not among these rows
-            near = np.union1d(near, at[at >= 0])
+            near = _distinct(np.concatenate([near, at[at >= 0]]))
         wanted = found[near].tolist()
         stored = fact_columns(self.db, wanted, "embedding")
         vectors = np.frombuffer(b"".join(stored[i]["embedding"] for i in wanted), dtype=np.float32)
