@@ -421,6 +421,8 @@ class Searcher:
             at = lookup(rows[indexed], indexed + 1.0, around).astype(np.int64) - 1  # -1: not among these rows
             near = _distinct(np.concatenate([near, at[at >= 0]]))
         wanted = found[near].tolist()
+        if not wanted:
+            return cos
         stored = fact_columns(self.db, wanted, "embedding")
         vectors = np.frombuffer(b"".join(stored[i]["embedding"] for i in wanted), dtype=np.float32)
         cos = cos.copy()

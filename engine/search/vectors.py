@@ -45,7 +45,7 @@ OVERSAMPLE = 5          # rows re-scored exactly per row wanted
 SHORTLIST_SHARE = 50
 SHORTLIST_SHARE_AT = 1_000_000
 # Rows gathered and re-scored at a time: 512 int8 rows widen to 768 KB, which stays in cache for the
-# product (20,000 rows at 1M: 2.3-4.5 ms in chunks of 512, 4.9-5.5 ms for 10,000 at once, load ~7).
+# product (20,000 random int8 rows of 1M: 2.3-4.5 ms in chunks of 512, 4.9-5.5 ms for 10,000 at once, load ~7).
 _ROWS_AT_ONCE = 512
 FIT_SAMPLE = 4096       # rows the principal directions are estimated from
 DRIFT_ROWS = 256        # rows added before their distance from the sketch can trigger a refit
