@@ -62,5 +62,6 @@ def context_of(index: VectorIndex, rows: np.ndarray, base: np.ndarray, context_l
         return found
     before, after = index.neighbours(rows[known])
     lent = base[known] * context_gains(index, context_length)[rows[known]]
-    found[known] = np.maximum(lookup(rows[known], lent, before), lookup(rows[known], lent, after))
+    both = lookup(rows[known], lent, np.concatenate([before, after]))  # one sort of the rows, not two
+    found[known] = np.maximum(both[: len(before)], both[len(before):])
     return found

@@ -160,20 +160,38 @@ def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: M
 
 
 # Per open memory: every indexed fact's freshness, for ranking them all roughly (see ``Searcher._active``).
-_FRESHNESS: weakref.WeakKeyDictionary[VectorIndex, tuple[int, float, np.ndarray]] = weakref.WeakKeyDictionary()
+_FRESHNESS: weakref.WeakKeyDictionary[VectorIndex, tuple[Any, ...]] = weakref.WeakKeyDictionary()
 # Freshness moves by freshness_rate (0.01) a day, so a minute-old copy is off by < 1e-5: fine for choosing
 # which facts to score exactly, and those are scored at the exact time.
 FRESHNESS_REUSE_SECONDS = 60.0
 
 
-def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> np.ndarray:
-    """Freshness of every indexed row (float32), worked out again after a write or a minute."""
+def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> tuple[np.ndarray, np.ndarray]:
+    """Freshness of every indexed row, and it times ``cosine_weight`` (float32; one pass over every row
+    fewer per search), worked out again after a write or a minute."""
     cached = _FRESHNESS.get(index)
-    if cached is not None and cached[0] == index.version and abs(now - cached[1]) < FRESHNESS_REUSE_SECONDS:
-        return cached[2]
+    if (cached is not None and cached[0] == index.version and abs(now - cached[1]) < FRESHNESS_REUSE_SECONDS
+            and cached[2] == limits.cosine_weight):
+        return cached[3]
     found = freshness(age_days(now, index.meta[:, 0]), limits.freshness_rate, limits.freshness_floor)
-    _FRESHNESS[index] = (index.version, now, found.astype(np.float32))
-    return _FRESHNESS[index][2]
+    pair = (found.astype(np.float32), (found * limits.cosine_weight).astype(np.float32))
+    _FRESHNESS[index] = (index.version, now, limits.cosine_weight, pair)
+    return pair
+
+
+def _distinct(values: np.ndarray) -> np.ndarray:
+    """Sorted distinct values (``np.unique``; for a search's few hundred rows a sort and a comparison cost
+    a fraction of numpy's hash-based unique, which union1d and setdiff1d call)."""
+    values = np.sort(values)
+    return values[np.concatenate(([True], values[1:] != values[:-1]))] if len(values) else values
+
+
+def _outside(values: np.ndarray, sorted_keys: np.ndarray) -> np.ndarray:
+    """``values`` that are not among ``sorted_keys`` (sorted, distinct)."""
+    if not len(sorted_keys):
+        return values
+    at = np.minimum(np.searchsorted(sorted_keys, values), len(sorted_keys) - 1)
+    return values[sorted_keys[at] != values]
 
 
 @dataclass
@@ -322,39 +340,45 @@ class Searcher:
         """
         index, w = self.index, self.limits
         pool = max(w.candidate_pool, top_k)
-        rough = index.estimated_cosines(query_vector)
+        cosines = index.estimated_cosines(query_vector)
         # Exact cosines for a shortlist several times the pool: a sketch estimate runs low exactly
         # when fact and query share a topic the sketch does not span, so the pool is chosen after.
-        shortlist = index.shortlist_cosines(query_vector, pool, rough)
+        shortlist = index.shortlist_cosines(query_vector, pool, cosines)
+        exact = None  # which rows of ``cosines`` are exact (None: all of them)
         if shortlist is not None:
-            rough[shortlist[0]] = shortlist[1]
-        exact = rough.copy() if shortlist is None else None
-        # In place and in float32: at 100k facts each pass over the rows costs ~50 us.
-        np.maximum(rough, 0.0, out=rough)
-        rough *= w.cosine_weight
-        rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32)
-        rough *= rough_freshness(index, now, w)
+            cosines[shortlist[0]] = shortlist[1]
+            exact = np.zeros(len(cosines), bool)
+            exact[shortlist[0]] = True
+        # Scores go to a new array and ``cosines`` stays: the ranked rows' cosines are read from it, which
+        # costs less than finding them among the shortlist's rows again (a sort of 10,000 rows at 1M).
+        # Then in place and in float32: at 1M facts each pass over the rows costs ~0.5 ms.
+        fresh, weighted = rough_freshness(index, now, w)
+        rough = np.maximum(cosines, 0.0)
+        rough *= weighted
+        rough[text.rows] += np.float32(w.bm25_weight) * text.scores.astype(np.float32) * fresh[text.rows]
         if w.context_weight > 0:
-            gains = context_gains(index, w.context_length)
-            rough += np.float32(w.context_weight) * index.neighbour_maximum(rough * gains)
+            lent = index.neighbour_maximum(rough * context_gains(index, w.context_length))
+            lent *= np.float32(w.context_weight)
+            rough += lent
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ranked = np.union1d(index.largest(rough, pool), text.rows)
+        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows]))
         rows = ranked
         if w.context_weight > 0:
             near = np.concatenate(index.neighbours(ranked))
-            rows = np.concatenate([ranked, np.setdiff1d(near[near >= 0], ranked)])
-        return rows, self._exact_cosines(rows, query_vector, exact, shortlist), text.at(rows), len(ranked)
+            rows = np.concatenate([ranked, _outside(_distinct(near[near >= 0]), ranked)])
+        return rows, self._exact_cosines(rows, query_vector, cosines, exact), text.at(rows), len(ranked)
 
-    def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, exact: np.ndarray | None,
-                       shortlist: tuple[np.ndarray, np.ndarray] | None) -> np.ndarray:
-        """Cosines of ``rows``: from every row's exact cosine, or the shortlist's, computing only the rest."""
+    def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, cosines: np.ndarray,
+                       exact: np.ndarray | None) -> np.ndarray:
+        """Exact cosines of ``rows``: read from ``cosines`` where ``exact`` says they are (every row when
+        it is None), computed for the rest."""
+        found = cosines[rows].astype(np.float64)
         if exact is not None:
-            return exact[rows].astype(np.float64)
-        found = lookup(*shortlist, rows, missing=np.nan).astype(np.float64)
-        outside = np.isnan(found)
-        found[outside] = self.index.cosine_rows(rows[outside], query_vector)
+            outside = ~exact[rows]
+            if outside.any():
+                found[outside] = self.index.cosine_rows(rows[outside], query_vector)
         return found
 
     def _filtered_candidates(self, query: str, query_vector: np.ndarray, filters: SearchFilters) -> tuple[np.ndarray, ...]:
@@ -395,12 +419,14 @@ class Searcher:
             indexed = np.flatnonzero(rows >= 0)
             around = np.concatenate(self.index.neighbours(rows[near[rows[near] >= 0]]))
             at = lookup(rows[indexed], indexed + 1.0, around).astype(np.int64) - 1  # -1: not among these rows
-            near = np.union1d(near, at[at >= 0])
-        exact = fact_columns(self.db, found[near].tolist(), "embedding")
+            near = _distinct(np.concatenate([near, at[at >= 0]]))
+        wanted = found[near].tolist()
+        if not wanted:
+            return cos
+        stored = fact_columns(self.db, wanted, "embedding")
+        vectors = np.frombuffer(b"".join(stored[i]["embedding"] for i in wanted), dtype=np.float32)
         cos = cos.copy()
-        for k in near:
-            blob = exact[int(found[k])]["embedding"]
-            cos[k] = max(0.0, float(np.frombuffer(blob, dtype=np.float32) @ query_vector))
+        cos[near] = np.maximum(0.0, vectors.reshape(len(wanted), -1) @ query_vector)
         return cos
 
     def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,

@@ -36,10 +36,17 @@ _ONE_THREAD = threadpool_limits(limits=1, user_api="blas")
 SKETCH_DIMS = 64        # 78 % of the variance of MiniLM vectors on the benchmark store
 SKETCH_MIN_ROWS = 4096  # below this the full product costs about what the sketch saves
 OVERSAMPLE = 5          # rows re-scored exactly per row wanted
-# ... and at least one row in SHORTLIST_SHARE: at 1M facts about 20,000 subjects, a subject's own
-# directions are not among the sketch's top 64, and the 1,000 best estimates missed facts of true
-# cosine rank 4 (top-10 agreement 91/100; 96 with 5,000 re-scored, 99 with 10,000, 100 with 20,000).
-SHORTLIST_SHARE = 100
+# ... and at least one row in SHORTLIST_SHARE at SHORTLIST_SHARE_AT rows, a share growing with the size:
+# subjects grow with the store (~20,000 at 1M) while the sketch keeps 64 directions, so ever more facts'
+# own topics lie outside it. At 1M the 1,000 best estimates missed facts of true cosine rank 4 (top-10
+# agreement 91/100; 96 with 5,000 re-scored, 99 with 10,000, 100 with 20,000); over all 300 queries
+# 10,000 gave 294/300 (misses of cosine rank 5-48 whose estimates ranked 9,784-23,946) and 20,000 299/300.
+# At 100k the OVERSAMPLE rows (1,000) are the shortlist still: 298/300.
+SHORTLIST_SHARE = 50
+SHORTLIST_SHARE_AT = 1_000_000
+# Rows gathered and re-scored at a time: 512 int8 rows widen to 768 KB, which stays in cache for the
+# product (20,000 random int8 rows of 1M: 2.3-4.5 ms in chunks of 512, 4.9-5.5 ms for 10,000 at once, load ~7).
+_ROWS_AT_ONCE = 512
 FIT_SAMPLE = 4096       # rows the principal directions are estimated from
 DRIFT_ROWS = 256        # rows added before their distance from the sketch can trigger a refit
 EXACT_BATCH_ROWS = 32_768  # batch absorb scores every row up to here (~35 ms per 100 items)
@@ -409,13 +416,18 @@ class VectorIndex:
     def cosine_rows(self, rows: np.ndarray, query: np.ndarray) -> np.ndarray:
         """Exact cosines of some rows (from ``rows_of`` or ``top_cosines``); int8 rows within ``error``."""
         query = np.asarray(query, dtype=np.float32)
+        if len(rows) > _ROWS_AT_ONCE:
+            found = np.empty(len(rows), dtype=np.float32)
+            for start in range(0, len(rows), _ROWS_AT_ONCE):
+                found[start:start + _ROWS_AT_ONCE] = self.cosine_rows(rows[start:start + _ROWS_AT_ONCE], query)
+            return found
         if self._matrix.dtype == np.int8:  # scale after the product: one pass over the rows fewer
             return (np.take(self._matrix, rows, axis=0).astype(np.float32) @ query) * np.take(self._scale, rows)
         return self._rows_float32(rows) @ query
 
     def _shortlist(self, count: int) -> int | None:
         """How many sketch estimates to re-score for ``count`` rows; None when a full product is cheaper."""
-        wanted = max(count * OVERSAMPLE, self._size // SHORTLIST_SHARE)
+        wanted = max(count * OVERSAMPLE, self._size // SHORTLIST_SHARE * self._size // SHORTLIST_SHARE_AT)
         return wanted if self._basis is not None and 4 * wanted <= self._size else None
 
     def top_cosines(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
@@ -457,7 +469,9 @@ class VectorIndex:
             return self.cosine(query)
         # (x - c)·B·(q·B) + c·q: the centre's part is the same for every row, so it cannot change an order,
         # but adding it keeps estimates on the cosine scale that scores mix with BM25.
-        return (query @ self._basis) @ self._sketch[:, : self._size] + float(self._centre @ query)
+        found = (query @ self._basis) @ self._sketch[:, : self._size]
+        found += np.float32(self._centre @ query)  # in place: a second array of every row costs ~1 ms at 1M
+        return found
 
     def largest(self, values: np.ndarray, count: int) -> np.ndarray:
         """Rows of the ``count`` largest of one value per row (all rows if there are fewer), in no order."""

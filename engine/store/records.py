@@ -147,9 +147,33 @@ def fact_from_row(row: sqlite3.Row) -> Fact:
     return Fact(**values, damaged=damaged)
 
 
+# ``FACT_COLUMNS`` are ``Fact``'s fields in order, so a plain row tuple fills a Fact positionally.
+_FIELDS = tuple(name.strip() for name in FACT_COLUMNS.split(","))
+_JSON_AT = tuple((_FIELDS.index(key), key, empty, valid) for key, empty, valid in _JSON_COLUMNS)
+
+
+def _fact_from_tuple(row: tuple) -> Fact:
+    """``fact_from_row`` for a plain tuple of ``FACT_COLUMNS``: no dict per row, no keywords (half the time)."""
+    values = list(row)
+    damaged = []
+    for at, key, empty, valid in _JSON_AT:
+        values[at], problem = _json_column(values[at], empty, valid)
+        if problem:
+            damaged.append(f"{key} {problem}; shown empty")
+    return Fact(*values, damaged=damaged)
+
+
 def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
-    rows = fact_columns(db, (int(i) for i in ids), FACT_COLUMNS.removeprefix("id, "))
-    return {fact_id: fact_from_row(row) for fact_id, row in rows.items()}
+    wanted = [check_id(i, "a fact id") for i in dict.fromkeys(int(i) for i in ids)]
+    cursor = db.cursor()
+    cursor.row_factory = None  # tuples: sqlite3.Row -> dict is a third of reading a fact
+    found: dict[int, Fact] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row in cursor.execute(f"SELECT {FACT_COLUMNS} FROM facts WHERE id IN ({','.join('?' * len(chunk))})",
+                                  chunk):
+            found[row[0]] = _fact_from_tuple(row)
+    return found
 
 
 def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> dict[int, sqlite3.Row]:

@@ -69,3 +69,26 @@ def test_the_set_up_once_encoder_writes_what_the_standard_one_writes() -> None:
         for _ in range(5_000):
             item = value()
             assert fast(item) == standard(item), (options, item)
+
+
+def test_loaded_facts_equal_their_rows_read_by_name(tmp_path) -> None:
+    """load_facts fills Facts from plain tuples by position: every field must land where reading the
+    same row by column name puts it, damaged columns included."""
+    import sqlite3
+    from dataclasses import fields
+
+    from engine import Memory
+    from engine.store.records import FACT_COLUMNS, Fact, fact_from_row, load_facts
+
+    assert [f.name for f in fields(Fact)][:-1] == [c.strip() for c in FACT_COLUMNS.split(",")]
+    with Memory(tmp_path / "m.sqlite") as memory:
+        memory.absorb([{"text": "Ravi prefers tea in the morning", "tags": ["drinks"], "scope": "user"}])
+        memory.absorb([{"text": "The deploy script lives in ops/deploy.sh, run it from the repository root"}])
+    db = sqlite3.connect(tmp_path / "m.sqlite")
+    db.row_factory = sqlite3.Row
+    ids = [r["id"] for r in db.execute("SELECT id FROM facts ORDER BY id")]
+    db.execute("UPDATE facts SET metadata = '{not json' WHERE id = ?", (ids[-1],))
+    by_name = {r["id"]: fact_from_row(r) for r in db.execute(f"SELECT {FACT_COLUMNS} FROM facts")}
+    loaded = load_facts(db, ids + [ids[0], 10 ** 6])
+    assert len(ids) == 2 and loaded == by_name
+    assert loaded[ids[-1]].damaged and loaded[ids[-1]].metadata == {} and loaded[ids[0]].tags == ["drinks"]
