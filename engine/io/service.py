@@ -13,6 +13,7 @@ from engine.errors import Conflict, InvalidInput, MemLensError, StoreError
 from engine.io import importers, stream, transfer
 from engine.io import jsonl
 from engine.io.stream import ChunkResult, ImportRun
+from engine.models.heap import release_freed_memory
 from engine.plans.service import PlanService, Progress, Recorder
 from engine.search.index_sync import IndexSync
 from engine.store.context import Context
@@ -81,7 +82,7 @@ class Transfers:
                     run.elsewhere += len(chunk.items)  # nothing of this chunk was stored by this run
                     continue
                 run.add(plan, chunk.lines)
-                stream.release_freed_memory()
+                release_freed_memory()
                 if progress is not None:
                     progress(min(chunk.last_line, lines), lines)
                 if dry_run:
@@ -189,7 +190,7 @@ def _within(progress: Progress | None, chunk: stream.Chunk, lines: int) -> Progr
     start, span = chunk.first_line - 1, chunk.last_line - chunk.first_line + 1
 
     def report(done: int, total: int) -> None:
-        stream.release_freed_memory()
+        release_freed_memory()
         if progress is not None:
             progress(min(start + (span * done // total if total else 0), lines), lines)
     return report

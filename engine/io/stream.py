@@ -9,8 +9,6 @@ same import again skips the lines of chunks already applied and goes on from the
 
 from __future__ import annotations
 
-import ctypes
-import ctypes.util
 import hashlib
 import os
 import stat
@@ -222,27 +220,6 @@ class ImportRun:
                 "refused": [{"line": line, "reason": reason} for line, reason in self.refused],
                 "refused_count": self.refused_count, "cancelled": self.cancelled, "more": self.more,
                 "plans": [c.to_dict() for c in self.chunks], "summary": self.summary()}
-
-
-_libc: Any = None
-
-
-def release_freed_memory() -> None:
-    """Give the C heap's freed pages back to the system (glibc's ``malloc_trim``), between chunks.
-
-    The model's runs free what they allocate, but glibc keeps the freed pages of its per-thread
-    arenas: without this, RSS between chunks grew ~25 MB per 1,000 imported facts (303 -> 382 MB
-    over 4 chunks of 300), with it 231 -> 249 MB. Elsewhere (no glibc) it does nothing.
-    """
-    global _libc
-    if _libc is None:
-        try:
-            _libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
-            _libc.malloc_trim  # noqa: B018  (a libc without it: nothing to do)
-        except (OSError, AttributeError):
-            _libc = False
-    if _libc:
-        _libc.malloc_trim(0)
 
 
 def should_stop(cancel: Any) -> Callable[[], bool]:

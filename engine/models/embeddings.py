@@ -25,6 +25,7 @@ import numpy as np
 import platformdirs
 
 from engine.errors import EmbeddingUnavailable
+from engine.models.heap import large_blocks_mapped
 from engine.models.token_batches import plan
 from engine.models.token_windows import windows
 
@@ -38,6 +39,11 @@ TRAINED_WINDOW = {DEFAULT_MODEL: 256, "sentence-transformers/all-MiniLM-L6-v2": 
 # Padded tokens per model run: 16 full windows. Peak memory follows this, not the text count:
 # 90 texts of 1,500-3,900 chars peak at 690 MB RSS at 4096 (arena off), 1,053 MB at 8192.
 DEFAULT_TOKEN_BUDGET = 4096
+# Attention cells (count x longest²) per model run: 8 full windows. Attention tensors grow with the
+# square of the length, so long windows need the tighter bound; texts up to 128 tokens never reach
+# it. One run of 16 x 256 held 261 MB above the loaded model, 8 x 256 79 MB, at the same CPU time
+# per token (``heap`` keeps freed buffers from piling up on top).
+DEFAULT_ATTENTION_BUDGET = 8 * 256 * 256
 # Window overlap in word pieces, so a sentence cut by one window boundary is whole in a neighbour.
 DEFAULT_OVERLAP = 32
 TOKENIZE_SLICE = 256
@@ -110,8 +116,8 @@ def default_model_dir() -> Path:
 class FastEmbedder:
     """A fastembed model; ``model_id`` is stored beside every vector it makes.
 
-    Texts are embedded in batches bounded by padded tokens (``token_budget``), shortest
-    first, so memory stays flat whatever the texts' lengths. A text longer than the model's
+    Texts are embedded in batches bounded by padded tokens (``token_budget``) and attention
+    cells (``attention_budget``), shortest first, so memory stays flat whatever the texts' lengths. A text longer than the model's
     window is split into overlapping windows on word boundaries; each window is embedded
     and the text's vector is the re-normalised mean of its windows (``combine``), so every
     part of a long text counts, and storage still holds one vector per fact.
@@ -119,7 +125,8 @@ class FastEmbedder:
 
     def __init__(self, model_name: str = DEFAULT_MODEL, batch_size: int = 64,
                  token_budget: int = DEFAULT_TOKEN_BUDGET, overlap: int = DEFAULT_OVERLAP,
-                 combine: str = "mean", memory_arena: bool = False) -> None:
+                 combine: str = "mean", memory_arena: bool = False,
+                 attention_budget: int = DEFAULT_ATTENTION_BUDGET) -> None:
         try:
             from fastembed import TextEmbedding
         except ImportError as err:
@@ -129,6 +136,7 @@ class FastEmbedder:
         self.model_id = model_name
         self.batch_size = batch_size
         self.token_budget = token_budget
+        self.attention_budget = attention_budget
         self.overlap = overlap
         self.combine = combine
         try:
@@ -190,7 +198,8 @@ class FastEmbedder:
 
     def _infer(self, texts: list[str]) -> np.ndarray:
         """One model run over ``texts``: the unit of memory the token budget bounds."""
-        return np.asarray(list(self._model.embed(texts, batch_size=len(texts))), dtype=np.float32)
+        with large_blocks_mapped():
+            return np.asarray(list(self._model.embed(texts, batch_size=len(texts))), dtype=np.float32)
 
     def _pieces(self, texts: Sequence[str]) -> tuple[list[str], list[int], list[int]]:
         """Window texts, the text each belongs to, and each one's sequence length in tokens."""
@@ -218,7 +227,7 @@ class FastEmbedder:
             return np.zeros((0, getattr(self, "dim", DEFAULT_DIM)), dtype=np.float32)
         pieces, owners, lengths = self._pieces(texts)
         vectors: np.ndarray | None = None
-        for batch in plan(lengths, self.token_budget, self.batch_size):
+        for batch in plan(lengths, self.token_budget, self.batch_size, self.attention_budget):
             rows = self._infer([pieces[i] for i in batch])
             if vectors is None:
                 vectors = np.empty((len(pieces), rows.shape[1]), dtype=np.float32)

@@ -82,6 +82,20 @@ def test_a_sequence_over_the_budget_runs_alone() -> None:
     assert plan([10, 5000, 10], token_budget=100, max_count=8) == [[0, 2], [1]]
 
 
+def test_long_sequences_are_also_bounded_by_attention_cells() -> None:
+    rng = random.Random(4)
+    lengths = [rng.randint(3, 256) for _ in range(500)]
+    cells = 8 * 256 * 256
+    batches = plan(lengths, token_budget=4096, max_count=64, attention_budget=cells)
+    assert sorted(i for batch in batches for i in batch) == list(range(500))
+    assert all(len(b) * max(lengths[i] for i in b) ** 2 <= cells for b in batches)
+    assert max(len(b) for b in batches if max(lengths[i] for i in b) > 250) == 8, "full windows: 8 a run"
+    short = [b for b in batches if max(lengths[i] for i in b) <= 64]
+    assert max(map(len, short)) == 64, "short sequences keep batches as large as the token budget allows"
+    with pytest.raises(ValueError):
+        plan(lengths, token_budget=4096, max_count=64, attention_budget=0)
+
+
 # -- the real model ---------------------------------------------------------------
 
 def _mixed_texts() -> list[str]:
