@@ -68,6 +68,13 @@ AGE_COLUMN = 11
 LISTING_ORDER = {0: "id", 1: "text", 7: "confidence", 8: "scope", 9: "kind", 10: "status", 11: "created_at"}
 NOT_LOADED = "…"  # a listing row whose page has not arrived yet
 GONE = "—"  # a listing row whose fact was no longer there when its page was read
+LEFT_ALIGNED = frozenset((TEXT_COLUMN, 8, 9, 10))
+# data() runs for every role of every visible cell on each repaint (thousands of calls per scroll step):
+# roles as plain ints, so a role the model does not answer costs one set lookup.
+DISPLAY, TOOLTIP, ALIGNMENT, USER = (int(r) for r in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.ToolTipRole,
+                                                      Qt.ItemDataRole.TextAlignmentRole, Qt.ItemDataRole.UserRole))
+ANSWERED = frozenset((DISPLAY, TOOLTIP, ALIGNMENT, USER))
+RIGHT = int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
 # Columns a narrow window hides first (their numbers are in the explanation line and the inspector).
 DROP_ORDER = [6, 5, 4, 3, 9, 11, 8, 7, 10]
 
@@ -97,6 +104,7 @@ class ResultsModel(QAbstractTableModel):
         self._late: dict[tuple[int, ...], int] = {}  # pages cancelled after they may have started
         self._cancels: dict[int, Callable[[], None]] = {}  # requested page -> how to cancel its request
         self._wanted: set[int] = set()       # pages asked for by data() since the last flush
+        self._shown: dict[int, list[str]] = {}  # a row's cell texts by fact id, made at its first paint
         self.pages_dropped = 0  # page requests cancelled because the view moved on
         self._flush = QTimer(self, singleShot=True, interval=0)
         self._flush.timeout.connect(self._request_wanted)
@@ -112,6 +120,7 @@ class ResultsModel(QAbstractTableModel):
         self.beginResetModel()
         self._rows, self._ids = list(hits), None
         self._forget_pages()
+        self._shown = {}
         self.total = len(hits)
         self.endResetModel()
 
@@ -132,7 +141,7 @@ class ResultsModel(QAbstractTableModel):
         for cancel in self._cancels.values():  # an older listing's pages would be dropped on arrival
             cancel()
         self._cache, self._loaded, self._outstanding, self._late, self._cancels = {}, set(), {}, {}, {}
-        self._wanted = set()
+        self._wanted, self._shown = set(), {}
         self._flush.stop()
 
     def track(self, ids: list[int], cancel: Callable[[], None]) -> None:
@@ -210,26 +219,34 @@ class ResultsModel(QAbstractTableModel):
     def columnCount(self, parent: Index = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(COLUMNS)
 
-    def data(self, index: Index, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
-        if not index.isValid():
+    def data(self, index: Index, role: int = DISPLAY) -> Any:
+        if role not in ANSWERED or not index.isValid():
             return None
         row, column = index.row(), index.column()
         hit = self.hit(row)
         if hit is None:  # a listing row whose page has not arrived: ask for it, show a placeholder
             self._want(row)
-            if role == Qt.ItemDataRole.DisplayRole:
+            if role == DISPLAY:
                 return NOT_LOADED if row // self.page_size not in self._loaded else GONE
-            return int(self._ids[row]) if role == Qt.ItemDataRole.UserRole and self._ids is not None else None
-        if role == Qt.ItemDataRole.DisplayRole:
-            text = COLUMNS[column][1](hit)
-            return " ".join(text.split()) if column == TEXT_COLUMN else text
-        if role == Qt.ItemDataRole.ToolTipRole and column == TEXT_COLUMN:
+            return int(self._ids[row]) if role == USER and self._ids is not None else None
+        if role == DISPLAY:
+            return _age(hit) if column == AGE_COLUMN else self._cells(hit)[column]  # age goes on ageing
+        if role == TOOLTIP and column == TEXT_COLUMN:
             return f"<p style='white-space:pre-wrap'>{html.escape(hit.fact.text)}</p>"
-        if role == Qt.ItemDataRole.TextAlignmentRole and column not in (TEXT_COLUMN, 8, 9, 10):
-            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        if role == Qt.ItemDataRole.UserRole:
+        if role == ALIGNMENT and column not in LEFT_ALIGNED:
+            return RIGHT
+        if role == USER:
             return hit.fact.id
         return None
+
+    def _cells(self, hit: Hit) -> list[str]:
+        """The row's texts, formatted once: a row is painted again on every scroll step that shows it."""
+        cells = self._shown.get(hit.fact.id)
+        if cells is None:
+            cells = [" ".join(hit.fact.text.split()) if column == TEXT_COLUMN else show(hit)
+                     for column, (_name, show, _key, _tip) in enumerate(COLUMNS)]
+            self._shown[hit.fact.id] = cells
+        return cells
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
         if orientation != Qt.Orientation.Horizontal:
