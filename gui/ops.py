@@ -48,6 +48,10 @@ class Progress:
         """Report without stopping: for work that stops itself at a safe point (``cancelled``)."""
         self._relay.progress.emit(self.label, done, total)
 
+    def cancel(self) -> None:
+        """Stop the op: before it starts it is skipped, once started ``check`` raises ``Cancelled``."""
+        self._cancel.set()
+
     @property
     def cancelled(self) -> bool:
         return self._cancel.is_set()
@@ -142,7 +146,7 @@ class OpRunner(QObject):
 
     def cancel_all(self) -> None:
         for op in list(self._pending):
-            op.progress._cancel.set()
+            op.progress.cancel()
 
     @property
     def busy(self) -> bool:

@@ -20,6 +20,7 @@ entries another process wrote, and their ``ChangeRecord``), ``error(str)``.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Any, Callable
 
@@ -91,6 +92,7 @@ class Session(QObject):
     def _adopt(self, result: tuple[Memory, dict, int]) -> None:
         memory, stats, self.seen = result
         old, self._memory = self._memory, memory
+        gc.unfreeze()  # the last file's long-lived objects become collectable again (see warm_up)
         if old is not None:
             self.runner.submit(lambda _p: old.close())
         self.generation += 1
@@ -109,15 +111,21 @@ class Session(QObject):
 
     def warm_up(self) -> None:
         """Load the model and the vector index in the background, once per file; the window
-        calls this after the first rows are on screen so they never wait for it."""
+        calls this after the first rows are on screen so they never wait for it.
+
+        Once loaded they live as long as the file is open, so they are frozen out of the garbage
+        collector: each of its full passes walked them (100k facts: 150-400 ms, holding the GIL, so
+        the UI thread stalled whichever thread ran the pass)."""
         if self._memory is None or self._warm:
             return
         self._warm = True
-        self.call(lambda m: m.warm_up(), label="Loading the model", on_error=lambda _m: None, priority=BACKGROUND)
+        self.call(lambda m: m.warm_up(), lambda _none: gc.freeze(), label="Loading the model",
+                  on_error=lambda _m: None, priority=BACKGROUND)
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
         if memory is not None:
+            gc.unfreeze()
             self.poll_timer.stop()
             self.generation += 1
             self.runner.submit(lambda _p: memory.close())

@@ -15,7 +15,7 @@ import numpy as np
 from engine.config import MemorySettings
 from engine.store.decay import KIND_DECAY, age_days, effective_confidence, freshness
 from engine.errors import InvalidInput
-from engine.store.facts_read import LISTING_ORDERS, decay_inputs_where
+from engine.store.facts_read import LISTING_ORDERS, decay_inputs_where, ids_in_order
 from engine.store.records import Fact
 from engine.search.hybrid import Hit, SearchFilters
 
@@ -35,9 +35,11 @@ def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float, ord
     minimum confidence is checked on the decayed value, as search does, so it needs the kind and last
     reinforcement. "confidence" orders by the stored confidence, not the decayed one."""
     where, params = filters.sql()
+    if filters.min_confidence is None:
+        return ids_in_order(db, where, params, check_order(order_by), bool(descending))
     rows = decay_inputs_where(db, where, params, check_order(order_by), bool(descending))
-    if filters.min_confidence is None or not rows:
-        return [r[0] for r in rows]
+    if not rows:
+        return []
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     confidence = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
     rates = np.fromiter((KIND_DECAY[r[2]][0] for r in rows), dtype=np.float64, count=len(rows))
@@ -47,11 +49,15 @@ def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float, ord
 
 
 def describe(facts: list[Fact], now: float, limits: MemorySettings) -> list[Hit]:
-    """Hits without a query: freshness and effective confidence filled in, scores NaN."""
-    hits = []
-    for fact in facts:
-        days = float(age_days(now, fact.last_reinforced))
-        fresh = float(freshness(days, limits.freshness_rate, limits.freshness_floor))
-        conf = float(effective_confidence(fact.confidence, KIND_DECAY[fact.kind][0], days))
-        hits.append(Hit(fact, NO_SCORE, NO_SCORE, NO_SCORE, fresh, conf))
-    return hits
+    """Hits without a query: freshness and effective confidence filled in, scores NaN.
+
+    The decay is computed for the whole page at once: per fact, numpy's scalar calls cost more
+    than the arithmetic, and a page is described while a person scrolls."""
+    if not facts:
+        return []
+    days = age_days(now, np.fromiter((f.last_reinforced for f in facts), np.float64, len(facts)))
+    fresh = freshness(days, limits.freshness_rate, limits.freshness_floor).tolist()
+    stored = np.fromiter((f.confidence for f in facts), np.float64, len(facts))
+    rates = np.fromiter((KIND_DECAY[f.kind][0] for f in facts), np.float64, len(facts))
+    conf = effective_confidence(stored, rates, days).tolist()
+    return [Hit(fact, NO_SCORE, NO_SCORE, NO_SCORE, f, c) for fact, f, c in zip(facts, fresh, conf)]

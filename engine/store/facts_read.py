@@ -33,6 +33,17 @@ def decay_inputs_where(db: sqlite3.Connection, where: str, params: list[Any], or
                       params).fetchall()
 
 
+def ids_in_order(db: sqlite3.Connection, where: str, params: list[Any], order_by: str = "id",
+                 descending: bool = True) -> list[int]:
+    """Ids alone of the facts passing ``where``, in ``decay_inputs_where``'s order: by id, SQLite reads
+    them from the status index without touching the rows (a 1M-fact listing in about a second)."""
+    key, direction = LISTING_ORDERS[order_by], "DESC" if descending else "ASC"
+    order = f"{key} {direction}" + (f", id {direction}" if key != "id" else "")
+    cursor = db.cursor()
+    cursor.row_factory = None  # plain tuples: a sqlite3.Row per id doubles the time of a million of them
+    return [r[0] for r in cursor.execute(f"SELECT id FROM facts WHERE {where} ORDER BY {order}", params)]
+
+
 def fact_exists(db: sqlite3.Connection, fact_id: int) -> bool:
     return db.execute("SELECT 1 FROM facts WHERE id = ?", (fact_id,)).fetchone() is not None
 

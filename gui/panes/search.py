@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, 
 
 from engine import ChangeRecord, Hit, InvalidInput, Timing
 
+from gui.models import listing
 from gui.models.results import DROP_ORDER, LISTING_ORDER, TEXT_COLUMN, ResultsModel, explain
 from gui.ops import INTERACTIVE
 from gui.session import Session
@@ -76,6 +77,7 @@ class SearchPane(QWidget):
         self.query.returnPressed.connect(self.run_search)
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
+        self.table.verticalScrollBar().valueChanged.connect(self._scrolled)
         self.model.order_requested.connect(self._reorder)
         self.model.dataChanged.connect(self._page_arrived)
         self.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_clicked)
@@ -125,8 +127,12 @@ class SearchPane(QWidget):
                               priority=INTERACTIVE, on_error=self._show_error)
         else:
             order_by, descending = self._order
-            self.session.call(lambda m: m.browse(filters, order_by, descending), self._show_listing, lane="search",
-                              label="Listing", priority=INTERACTIVE, on_error=self._show_error)
+            size = self.model.page_size
+            # After a write the scroll position comes back: its rows come with the ids, as the top ones do.
+            row = max(self.table.rowAt(0), 0) if self._keep is not None and self.model.listing else 0
+            self.session.call(lambda m: listing.fetch(m, filters, order_by, descending, size, row),
+                              self._show_listing, lane="search", label="Listing", priority=INTERACTIVE,
+                              on_error=self._show_error)
 
     def _show_hits(self, hits: list[Hit], timing: Timing | None = None) -> None:
         self.model.set_hits(hits)
@@ -135,21 +141,32 @@ class SearchPane(QWidget):
                              "No facts match. Try fewer words, or include more statuses.") + _timing_text(timing))
         self._after_results()
 
-    def _show_listing(self, ids: list[int]) -> None:
-        self.model.set_ids(ids)
-        self.status.setText(f"{len(ids):,} fact{'s' * (len(ids) != 1)}, {_order_text(*self._order)}" if ids else
+    def _show_listing(self, found: listing.Listing) -> None:
+        count = len(found.ids)
+        self.model.set_ids(found.ids, found.page, found.hits)
+        self.status.setText(f"{count:,} fact{'s' * (count != 1)}, {_order_text(*self._order)}" if count else
                             "No facts pass these filters." if self.session.stats.get("facts") else
                             "This memory is empty: import a JSONL file or absorb some facts.")
-        if not ids:
-            self._after_results()
+        self.columns.refit()  # the page that came with the ids is what the columns are measured on
+        self._after_results()
 
     def _load_page(self, ids: list[int]) -> None:
         def done(hits: list[Hit]) -> None:
             if self.model.add_page(hits, ids):
                 self.columns.refit()  # measured on placeholders until now
-                self._after_results()
-        # No lane: pages of one listing are all wanted (a page of an older listing is dropped by the model).
-        self.session.call(lambda m: m.describe(ids), done, label="Loading rows", priority=INTERACTIVE)
+        # No lane: every page on screen is wanted; the model cancels those the view has left (_scrolled)
+        # and drops a page of an older listing.
+        progress = self.session.call(lambda m: m.describe(ids), done, label="Loading rows", priority=INTERACTIVE)
+        if progress is not None:
+            self.model.track(ids, progress.cancel)
+
+    def _scrolled(self, _value: int) -> None:
+        """Pages asked for on the way to where the view is now are no longer wanted."""
+        if not self.model.listing:
+            return
+        top, bottom = self.table.rowAt(0), self.table.rowAt(self.table.viewport().height() - 1)
+        if top >= 0:
+            self.model.keep_pages(top, bottom if bottom >= 0 else self.model.rowCount() - 1)
 
     def _reorder(self, order_by: str, descending: bool) -> None:
         """A header click on a listing: every matching id again, in the engine's new order; the selected
@@ -164,11 +181,13 @@ class SearchPane(QWidget):
             self._show_error(str(err))
             return
 
-        def done(ids: list[int]) -> None:
+        size = self.model.page_size
+
+        def done(found: listing.Listing) -> None:
             if self.query.text().strip():
                 return  # a search started meanwhile; its hits win
-            self._show_listing(ids)
-            row = self.model.row_of(fact_id) if fact_id is not None else None
+            self._show_listing(found)
+            row = found.row
             if row is not None:
                 self._quiet = True  # the inspector already shows it
                 self.table.selectRow(row)
@@ -176,8 +195,9 @@ class SearchPane(QWidget):
                 self.table.scrollTo(self.model.index(row, 0), QAbstractItemView.ScrollHint.PositionAtCenter)
 
         self.status.setText("Sorting…")
-        self.session.call(lambda m: m.browse(filters, order_by, descending), done, lane="search",
-                          label="Sorting", priority=INTERACTIVE, on_error=self._show_error)
+        # The page holding the selected fact comes with the ids: the view is scrolled there at once.
+        self.session.call(lambda m: listing.fetch(m, filters, order_by, descending, size, fact_id=fact_id), done,
+                          lane="search", label="Sorting", priority=INTERACTIVE, on_error=self._show_error)
 
     def _sort_clicked(self, column: int, _order: Qt.SortOrder) -> None:
         if self.model.listing and column >= 0 and column not in LISTING_ORDER:
