@@ -59,7 +59,7 @@ class IndexSync:
         self.journal_mark = 0
         self.source = ""  # where the index was last loaded from: "cache" or "file"
         self.cache_note = ""  # why the cache was not used, when it was not
-        self._cache_mark: int | None = None  # journal mark of the cache this process loaded or saved
+        self.cache_mark: int | None = None  # journal mark of the cache this process loaded or saved
         self._moved = 0  # facts changed since then
         self._saver: _CacheSave | None = None
         self._data_version = -1
@@ -88,7 +88,7 @@ class IndexSync:
                 self._data_version = self._store.data_version()
                 self.index = VectorIndex(dim)
                 self._load_all()
-                self.source, self._cache_mark = "file", None
+                self.source, self.cache_mark = "file", None
                 self._save_later()
         elif self._store.data_version() != self._data_version:
             self.catch_up()
@@ -252,7 +252,7 @@ class IndexSync:
             self.cache_note = str(why)
             return False
         self.source, self.cache_note = "cache", ""
-        self.journal_mark = self._cache_mark = header["journal_mark"]
+        self.journal_mark = self.cache_mark = header["journal_mark"]
         self._moved = 0
         self.catch_up()
         return True
@@ -261,7 +261,7 @@ class IndexSync:
         rows = self._cache_rows()
         index = self.index
         return (index is not None and rows > 0 and len(index) >= rows and not self._store.read_only
-                and (self._cache_mark is None or self._moved * self.RESAVE_SHARE > len(index)))
+                and (self.cache_mark is None or self._moved * self.RESAVE_SHARE > len(index)))
 
     def _save_later(self) -> None:
         """Save the index in the background once it has been left alone for ``QUIET_S``."""
@@ -291,7 +291,7 @@ class IndexSync:
             return False
         with self._store.lock:
             if self.index is index:
-                self._cache_mark, self._moved = mark, self._moved - moved
+                self.cache_mark, self._moved = mark, self._moved - moved
         return True
 
     def close(self) -> None:
