@@ -252,3 +252,12 @@ def test_a_save_overtaken_by_a_write_keeps_the_old_cache(tmp_path, monkeypatch) 
     assert not index_file.write(path, _header(index), index.saved_state()[1], threading.RLock(),
                                 lambda: next(answers, False))
     assert path.read_bytes() == b"the previous cache" and list(tmp_path.iterdir()) == [path]
+
+
+def test_a_cache_wider_than_the_store_now_needs_is_rebuilt_narrower(saved, clock, embedder, monkeypatch) -> None:
+    monkeypatch.setattr(vectors, "HALF_ROWS", 10)  # as if the store had grown past HALF_ROWS since the save
+    with _assert_equals_rebuild(saved, clock, embedder, "file") as memory:
+        assert memory.index.index.matrix.dtype == np.float16 and "wider" in memory.index.cache_note
+    with _open(saved, clock, embedder) as memory:  # the float16 cache saved at close is used
+        memory.search("load", top_k=1)
+        assert memory.index.source == "cache" and memory.index.index.matrix.dtype == np.float16
