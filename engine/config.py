@@ -79,9 +79,9 @@ class MemorySettings:
     rerank: bool = False
     # A vector index of at least this many rows is saved beside the memory file
     # (``<file>.vector-cache``) and loaded from there on the next open instead of rebuilt (0: never).
-    # Below ~50k rows rebuilding costs about what reading and checking the cache does (README,
-    # "A million facts").
-    vector_cache_rows: int = 50_000
+    # Loading it took 0.02 s of CPU at 10k rows against 0.19 s to rebuild (0.08 vs 1.05 at 100k);
+    # below 10k a rebuild costs under 0.2 s and the file would be one more thing beside the memory.
+    vector_cache_rows: int = 10_000
     reinforce_gain: float = 0.3
     confidence_cap: float = 0.99
     archive_below: float = 0.05

@@ -17,6 +17,7 @@ import pytest
 import engine.search.vectors as vectors
 from engine import Memory, Settings
 from engine.search import index_file
+from engine.search.index_sync import IndexSync
 from engine.search.vectors import VectorIndex
 from engine.store import vector_rows
 from tests.reliability.workers import run_and_kill
@@ -261,3 +262,11 @@ def test_a_cache_wider_than_the_store_now_needs_is_rebuilt_narrower(saved, clock
     with _open(saved, clock, embedder) as memory:  # the float16 cache saved at close is used
         memory.search("load", top_k=1)
         assert memory.index.source == "cache" and memory.index.index.matrix.dtype == np.float16
+
+
+def test_a_cache_far_behind_the_file_is_rebuilt(saved, clock, embedder, monkeypatch) -> None:
+    with _open(saved, clock, embedder, cache_rows=0) as other:
+        other.absorb(_texts(20, seed=11))
+    monkeypatch.setattr(IndexSync, "CATCH_UP_ROWS", 5)  # 20 new rows behind a cache of 40: more than a quarter
+    with _assert_equals_rebuild(saved, clock, embedder, "file") as memory:
+        assert "behind" in memory.index.cache_note
