@@ -129,6 +129,7 @@ def write(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray], loc
     _remove_abandoned(path)
     temp = path.with_name(f"{path.name}{_TEMP}{os.getpid()}-{threading.get_ident()}")
     entries: dict[str, dict[str, Any]] = {}
+    scratch = np.empty(0, np.uint8)
     try:
         with open(temp, "wb") as handle:
             handle.write(MAGIC)
@@ -137,14 +138,21 @@ def write(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray], loc
                 offset += -offset % _ALIGN
                 handle.write(b"\0" * (offset - handle.tell()))
                 crc = 0
-                step = max(1, _CHUNK_BYTES // max(1, array[:1].nbytes))
+                row_bytes = max(1, array[:1].nbytes)
+                step = max(1, _CHUNK_BYTES // row_bytes)
+                if len(scratch) < step * row_bytes:
+                    scratch = np.empty(step * row_bytes, np.uint8)
                 for start in range(0, max(1, len(array)), step):
+                    part = array[start:start + step]
+                    # Into one reused buffer: a fresh 8 MB array per chunk is faulted in page by page.
+                    chunk = scratch[: part.nbytes].view(array.dtype).reshape(part.shape)
                     with lock:
                         if not unchanged():
                             raise _Stopped
-                        chunk = np.ascontiguousarray(array[start:start + step]).reshape(-1).view(np.uint8)
-                    crc = zlib.crc32(chunk, crc)
-                    handle.write(chunk)
+                        np.copyto(chunk, part)
+                    data = scratch[: part.nbytes]
+                    crc = zlib.crc32(data, crc)
+                    handle.write(data)
                 entries[name] = {"dtype": array.dtype.str, "shape": list(array.shape), "offset": offset, "crc32": crc}
                 offset += array.nbytes
             text = json.dumps({**header, "format": FORMAT, "arrays": entries}).encode()

@@ -227,7 +227,6 @@ class IndexSync:
         self._reload([fid for fid, row in zip(ids, rows.tolist()) if row < 0])  # not indexed: as any change
         self.index.set_ranking(kept, [reinforced[fid] for fid in kept])
 
-
     # -- the cache beside the file (engine/search/index_file.py) -----------------------------------
     def _load_cache(self, dim: int) -> bool:
         """Load the saved index if it matches the file, and catch it up; False when there is none to trust."""
