@@ -81,6 +81,9 @@ def measure(store: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="memlens-guibench-") as folder:
         copy = Path(folder) / "memory.sqlite"
         shutil.copy(store, copy)
+        cache = store.with_name(store.name + ".vector-cache")
+        if cache.exists():  # the saved vector index beside the file is what a user's next open reads
+            shutil.copy(cache, copy.with_name(copy.name + ".vector-cache"))
         settings = QSettings(str(Path(folder) / "gui.ini"), QSettings.Format.IniFormat)
         start = time.perf_counter()
         window = MainWindow(Session(), settings)
@@ -183,8 +186,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m benchmarks.gui", description=__doc__.splitlines()[0])
     parser.add_argument("--size", type=int, default=100_000, help="synthetic store size (default 100000)")
     parser.add_argument("--out", type=Path, help="also write the figures as JSON here")
+    parser.add_argument("--store", type=Path, help="measure this store (a copy of it) instead of the cached one")
     args = parser.parse_args(argv)
-    store = store_path(args.size)
+    store = args.store or store_path(args.size)
     if not store.exists():
         print(f"no cached store at {store}: run 'python -m benchmarks' first", file=sys.stderr)
         return 1

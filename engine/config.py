@@ -77,6 +77,11 @@ class MemorySettings:
     # saturating x / (x + k) forms measured lower.
     bm25_power: float = 1.5
     rerank: bool = False
+    # A vector index of at least this many rows is saved beside the memory file
+    # (``<file>.vector-cache``) and loaded from there on the next open instead of rebuilt (0: never).
+    # Loading it took 0.02 s of CPU at 10k rows against 0.19 s to rebuild (0.08 vs 1.05 at 100k);
+    # below 10k a rebuild costs under 0.2 s and the file would be one more thing beside the memory.
+    vector_cache_rows: int = 10_000
     reinforce_gain: float = 0.3
     confidence_cap: float = 0.99
     archive_below: float = 0.05
@@ -153,6 +158,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     ("memory", "bm25_power"): (0.1, 10.0),
     ("memory", "text_match_budget"): (0, 1_000_000_000),
     ("memory", "context_length"): (0, 1_000_000),
+    ("memory", "vector_cache_rows"): (0, 1_000_000_000),
     ("memory", "min_text_chars"): (0, 1_000_000),
     ("memory", "max_text_chars"): (1, 1_000_000),
     ("memory", "hard_cap_chars"): (1, 1_000_000),

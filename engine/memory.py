@@ -59,7 +59,8 @@ class Memory:
         self.context = Context(self.store, settings or Settings(), clock, actor, embedder)
         self._llm_client: LLMClient | None = None
         ctx = self.context
-        self.index = IndexSync(self.store, lambda: ctx.model_id, ctx.default_dim)
+        self.index = IndexSync(self.store, lambda: ctx.model_id, ctx.default_dim,
+                               lambda: ctx.settings.memory.vector_cache_rows)
         self.planning = PlanService(ctx, self.index, self._classifier)
         self.curation = Curation(ctx, self.planning)
         self.housekeeping = Housekeeping(ctx, self.index, self.planning, self._classifier, lambda: self.llm)
@@ -83,6 +84,7 @@ class Memory:
         return self.context.read_only
 
     def close(self) -> None:
+        self.index.close()
         self.store.close()
 
     def __enter__(self) -> "Memory":

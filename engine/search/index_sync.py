@@ -4,6 +4,10 @@ Loaded once on first need; then this process's writes are applied from what they
 (no read-back of vectors just written), and other processes' writes from the change record
 rebuilt from their journal rows, noticed cheaply through ``PRAGMA data_version``.
 
+A large index is also saved beside the file (engine/search/index_file.py) and loaded from there
+on the next open when it still matches the file, then caught up with the journal rows written
+since; otherwise it is rebuilt from the file.
+
 The text index (``TextIndex``, every fact's FTS5 tokens) is kept the same way: built from the
 file on first search, then the facts each change record adds are read and appended before the
 next search. Facts are never deleted and their text never changes, so adding is all it needs;
@@ -19,13 +23,15 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.changes import ChangeRecord
+from engine.search import index_file
 from engine.search.text_index import TextIndex
-from engine.search.vectors import VectorIndex
+from engine.search.vectors import VectorIndex, storage_dtype
 from engine.store import fts_rows, vector_rows
 from engine.store.connection import Store
 from engine.store.decay import decay_rate
 from engine.store.fts_tokens import FtsTokenizer, splits_on_whitespace, tokenizer_spec
-from engine.store.journal import changes_between, high_water
+from engine.store.journal import chain_at, changes_between, high_water
+from engine.store.migrations import LATEST_VERSION
 from engine.store.records import fact_columns
 
 # What an apply hands over besides its change record, so the index need not read back rows:
@@ -38,12 +44,25 @@ Reinforced = dict[int, tuple[float, float]]
 class IndexSync:
     """Owns the ``VectorIndex``; ``ready()`` returns it up to date with the file."""
 
-    def __init__(self, store: Store, model_id: Callable[[], str], default_dim: Callable[[], int]) -> None:
+    # A cache is saved again once this share of its rows changed since it was saved (the catch-up on the
+    # next open reads each changed fact: ~10,000 at 1M, a fraction of a second).
+    RESAVE_SHARE = 100
+    QUIET_S = 2.0  # a background save waits for the index to go this long unwritten
+    CATCH_UP_ROWS = 10_000  # journal rows a loaded cache is always caught up through (more: a quarter of its rows)
+
+    def __init__(self, store: Store, model_id: Callable[[], str], default_dim: Callable[[], int],
+                 cache_rows: Callable[[], int] = lambda: 0) -> None:
         self._store = store
         self._model_id = model_id
         self._default_dim = default_dim
+        self._cache_rows = cache_rows  # indexes this large are saved beside the file (0: never)
         self.index: VectorIndex | None = None
         self.journal_mark = 0
+        self.source = ""  # where the index was last loaded from: "cache" or "file"
+        self.cache_note = ""  # why the cache was not used, when it was not
+        self.cache_mark: int | None = None  # journal mark of the cache this process loaded or saved
+        self._moved = 0  # facts changed since then
+        self._saver: _CacheSave | None = None
         self._data_version = -1
         self.text_index: TextIndex | None = None
         self._build: _TextBuild | None = None
@@ -62,13 +81,16 @@ class IndexSync:
         """Call with the store guarded: the index, loaded once and then kept in step."""
         db = self._store.db
         if self.index is None:
-            self.journal_mark = high_water(db)
-            self._data_version = self._store.data_version()
             # The commonest length among a few vectors: one damaged BLOB must not set the index's width.
             lengths = Counter(vector_rows.sample_lengths(db, self._model_id()))
             dim = lengths.most_common(1)[0][0] // 4 if lengths else self._default_dim()
-            self.index = VectorIndex(dim)
-            self._load_all()
+            if not self._load_cache(dim):
+                self.journal_mark = high_water(db)
+                self._data_version = self._store.data_version()
+                self.index = VectorIndex(dim)
+                self._load_all()
+                self.source, self.cache_mark = "file", None
+                self._save_later()
         elif self._store.data_version() != self._data_version:
             self.catch_up()
         return self.index
@@ -81,6 +103,8 @@ class IndexSync:
             self.journal_mark = record.journal_last
             self._reload(record.facts)
             self._note_added(record)
+            self._moved += len(record.facts)
+            self._save_later()
         return record
 
     def _note_added(self, record: ChangeRecord) -> None:
@@ -141,6 +165,12 @@ class IndexSync:
         self._reload([fid for fid in dict.fromkeys(ordered) if fid not in known])
         self._add_inserted(known)
         self._refresh_reinforced(fresh)
+        if record.journal_first == self.journal_mark + 1:
+            # Nothing between the mark and this write: the index now reflects the journal up to its end.
+            # (After another process's write in between, the mark stays for ``catch_up`` to start from.)
+            self.journal_mark = record.journal_last
+        self._moved += len(record.facts)
+        self._save_later()
 
     def _load_all(self) -> None:
         """Every active vector of the current model, read in chunks straight into the index."""
@@ -196,6 +226,111 @@ class IndexSync:
         kept = [fid for fid, row in zip(ids, rows.tolist()) if row >= 0]
         self._reload([fid for fid, row in zip(ids, rows.tolist()) if row < 0])  # not indexed: as any change
         self.index.set_ranking(kept, [reinforced[fid] for fid in kept])
+
+    # -- the cache beside the file (engine/search/index_file.py) -----------------------------------
+    def _load_cache(self, dim: int) -> bool:
+        """Load the saved index if it matches the file, and catch it up; False when there is none to trust."""
+        if self._cache_rows() <= 0:
+            return False
+        db = self._store.db
+        high = high_water(db)
+
+        def trust(header: dict) -> str | None:
+            mark = header["journal_mark"]
+            if not isinstance(mark, int) or mark > high:
+                return "ahead of the file's journal (the file was restored from an older copy?)"
+            if mark <= 0 or chain_at(db, mark) != header["journal_chain"]:
+                return "made from another journal (another memory, or a copy restored over this one)"
+            # Catching up reads each changed fact by id, several times slower per fact than a rebuild's scan.
+            if high - mark > max(self.CATCH_UP_ROWS, header["index"]["rows"] // 4):
+                return "too far behind the file: rebuilding is quicker than catching up"
+            return None
+
+        expected = {"model": self._model_id(), "dim": dim, "schema": LATEST_VERSION}
+        try:
+            self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
+        except index_file.Unusable as why:
+            self.cache_note = str(why)
+            return False
+        self.source, self.cache_note = "cache", ""
+        self.journal_mark = self.cache_mark = header["journal_mark"]
+        self._moved = 0
+        self.catch_up()
+        # A store grown past HALF_ROWS or INT8_ROWS since the save: rebuilt narrower, as a fresh open would
+        # (counting the active rows instead costs 0.4 s at 1M; a narrower cache than needed is only smaller).
+        if self.index.matrix.dtype.itemsize > storage_dtype(len(self.index), dim).itemsize:
+            self.index, self.cache_note = None, "stored at a wider precision than this many rows take"
+            return False
+        return True
+
+    def _worth_saving(self) -> bool:
+        rows = self._cache_rows()
+        index = self.index
+        return (index is not None and rows > 0 and len(index) >= rows and not self._store.read_only
+                and (self.cache_mark is None or self._moved * self.RESAVE_SHARE > len(index)))
+
+    def _save_later(self) -> None:
+        """Save the index in the background once it has been left alone for ``QUIET_S``."""
+        if self._worth_saving() and (self._saver is None or not self._saver.is_alive()):
+            self._saver = _CacheSave(self)
+            self._saver.start()
+
+    def save(self, stop: threading.Event | None = None) -> bool:
+        """Save the index beside the file as it is now (any thread; a write meanwhile, or ``stop``,
+        abandons the save and keeps the previous cache). True when saved."""
+        with self._store.lock:
+            index = self.index
+            if index is None or self._store.read_only:
+                return False
+            scalars, arrays = index.saved_state()
+            version, mark, moved = index.version, self.journal_mark, self._moved
+            chain = chain_at(self._store.db, mark)
+        if chain is None:
+            return False
+        header = {"model": self._model_id(), "dim": index.dim, "schema": LATEST_VERSION,
+                  "journal_mark": mark, "journal_chain": chain, "index": scalars}
+
+        def unchanged() -> bool:
+            return self.index is index and index.version == version and not (stop is not None and stop.is_set())
+
+        if not index_file.write(index_file.cache_path(self._store.path), header, arrays, self._store.lock, unchanged):
+            return False
+        with self._store.lock:
+            if self.index is index:
+                self.cache_mark, self._moved = mark, self._moved - moved
+        return True
+
+    def close(self) -> None:
+        """As the file closes: stop a background save, and save now if the index moved far from its cache."""
+        saver, self._saver = self._saver, None
+        if saver is not None:
+            saver.stop.set()
+            saver.join()
+        if self._worth_saving():
+            self.save()
+
+
+class _CacheSave(threading.Thread):
+    """Saves the index beside the file once it has gone ``QUIET_S`` without a write (an import's
+    chunks each change it, and each change would abandon a save under way)."""
+
+    def __init__(self, sync: IndexSync) -> None:
+        super().__init__(name="memlens-vector-cache", daemon=True)
+        self.stop = threading.Event()
+        self._sync = sync
+
+    def run(self) -> None:
+        try:
+            while True:
+                index = self._sync.index
+                version = index.version if index is not None else None
+                if self.stop.wait(self._sync.QUIET_S) or index is None:
+                    return
+                if self._sync.index is index and index.version == version:
+                    break
+            self._sync.save(self.stop)
+        except Exception:  # noqa: BLE001 - the cache is an optimisation: without it the next open rebuilds
+            return
 
 
 class _TextBuild(threading.Thread):

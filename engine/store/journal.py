@@ -23,6 +23,14 @@ def high_water(db: sqlite3.Connection) -> int:
     return db.execute("SELECT coalesce(max(id), 0) FROM journal").fetchone()[0]
 
 
+def chain_at(db: sqlite3.Connection, entry_id: int) -> str | None:
+    """The chain hash of journal row ``entry_id`` (engine/store/journal_chain.py): it commits to that row
+    and every row before it, so equal hashes mean the same journal up to there. None when there is
+    no such row (or it has no chain)."""
+    row = db.execute("SELECT chain FROM journal WHERE id = ?", (entry_id,)).fetchone()
+    return row[0] if row else None
+
+
 def changes_between(db: sqlite3.Connection, after: int, upto: int | None = None) -> ChangeRecord:
     """What the journal rows ``after < id <= upto`` (all newer rows when ``upto`` is None) changed."""
     rows = db.execute("SELECT id, actor, action, fact_id, plan_id, "
