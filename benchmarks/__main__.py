@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from engine.models.embeddings import Embedder, shared_embedder
+from engine.search.index_file import cache_path
 
 from benchmarks import report, speed
 from benchmarks.synthetic import BENCH_DIR, Generator, cached_embedded, cached_store, log_err
@@ -48,6 +49,7 @@ def _per_size(store: Path, work: Path, size: int, check: bool, queries: list[str
     log(f"cold start at {size:,}: {reps.cold} fresh process(es) per mode")
     figures.update(speed.cold_start(copy, work, queries[0], vectors[0], reps))
     copy.unlink()
+    cache_path(copy).unlink(missing_ok=True)
     return figures, checked
 
 

@@ -221,18 +221,20 @@ class VectorIndex:
         if self._size == 0 and storage_dtype(total, self.dim) != self._matrix.dtype:
             self._matrix = np.zeros((0, self.dim), dtype=storage_dtype(total, self.dim))
         self._changed()
-        self._reserve(total + max(256, total // 8))
-        for ids, blob, meta in chunks:
-            n = len(ids)
-            if self._size + n > len(self._matrix):
-                self._reserve(n)
-            rows = slice(self._size, self._size + n)
-            self._store_rows(rows, np.frombuffer(blob, dtype=np.float32).reshape(n, self.dim))
-            self._ids[rows] = ids
-            self._meta[rows] = _meta_rows(meta, n)
-            self._row_of.set_many(np.asarray(ids, np.int64), np.arange(self._size, self._size + n), self._size + n)
-            self._size += n
-        self._refit_if_grown()
+        with _small_pages():  # as for the cache: advised pages cost seconds to fault in at 1M
+            self._reserve(total + max(256, total // 8))
+            for ids, blob, meta in chunks:
+                n = len(ids)
+                if self._size + n > len(self._matrix):
+                    self._reserve(n)
+                rows = slice(self._size, self._size + n)
+                self._store_rows(rows, np.frombuffer(blob, dtype=np.float32).reshape(n, self.dim))
+                self._ids[rows] = ids
+                self._meta[rows] = _meta_rows(meta, n)
+                self._row_of.set_many(np.asarray(ids, np.int64), np.arange(self._size, self._size + n),
+                                      self._size + n)
+                self._size += n
+            self._refit_if_grown()
 
     def rows_or_missing(self, fact_ids: np.ndarray) -> np.ndarray:
         """The index row of each id, -1 for ids not indexed."""
