@@ -79,7 +79,9 @@ class Transfers:
                                               progress=_within(progress, chunk, lines),
                                               record=_recorder(source, chunk))
                 except _ImportedElsewhere:
-                    run.elsewhere += len(chunk.items)  # nothing of this chunk was stored by this run
+                    with self._ctx.store.guard():  # nothing of it was stored: plan its other lines again
+                        chunker.hand_back(chunk, [(first, last) for _, first, last, _ in
+                                                  applied_chunks(self._ctx.store.db, source)])
                     continue
                 run.add(plan, chunk.lines)
                 release_freed_memory()
@@ -93,7 +95,7 @@ class Transfers:
                 err.args = (f"{err}; before that, {run.written:,} items were written in plans "
                             f"{', '.join(map(str, run.applied_plans))}: run the same import again to resume",)
             raise
-        run.resumed = chunker.skipped
+        run.resumed, run.elsewhere = chunker.skipped, chunker.elsewhere
         if not run.chunks and not run.resumed and not run.elsewhere and not run.cancelled:
             # An input without any item: an empty plan, as an absorb of nothing always gave.
             run.plan = self._plans.absorb([], dry_run=dry_run, defaults=defaults)

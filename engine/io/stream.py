@@ -9,10 +9,11 @@ same import again skips the lines of chunks already applied and goes on from the
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import os
 import stat
-from collections import Counter
+from collections import Counter, deque
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any, Callable, Iterator
@@ -86,32 +87,70 @@ def _merged(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 class Chunker:
-    """Chunks of the records not inside ``done`` (line ranges applied earlier); counts what it skips."""
+    """Chunks of the records not inside ``done`` (line ranges applied earlier); counts what it skips.
+
+    A chunk never spans an applied line: it closes where one starts, so the range recorded with
+    its plan holds only lines the plan carries (another run's range check relies on that).
+    """
 
     def __init__(self, records: Iterator[tuple[int, RawItem]], done: list[tuple[int, int]],
                  chunk_items: int = CHUNK_ITEMS, chunk_chars: int = CHUNK_CHARS) -> None:
         if chunk_items < 1 or chunk_chars < 1:
             raise ValueError("chunk sizes must be positive")
-        self._records, self._done = records, _merged(done)
+        self._records = records
+        self._earlier = _merged(done)  # applied before this run began
+        self._earlier_starts = [first for first, _ in self._earlier]
+        self._done = list(self._earlier)
+        self._pending: deque[tuple[int, RawItem]] = deque()  # records handed back, read before the file
         self._items, self._chars = chunk_items, chunk_chars
-        self.skipped = 0
+        self.skipped = 0  # lines applied by earlier runs
+        self.elsewhere = 0  # lines another run applied while this one went on
+
+    def hand_back(self, chunk: Chunk, done: list[tuple[int, int]]) -> None:
+        """``chunk`` was not stored because another run applied some of its lines meanwhile: take
+        ``done`` (every range applied now) and chunk the chunk's other lines again."""
+        self._done = _merged(done)
+        self._pending.extendleft(reversed(list(zip(chunk.lines, chunk.items))))
 
     def _skip(self, number: int) -> bool:
         while self._done and self._done[0][1] < number:
             self._done.pop(0)
         return bool(self._done) and self._done[0][0] <= number
 
+    def _count_skipped(self, number: int) -> None:
+        at = bisect.bisect_right(self._earlier_starts, number) - 1
+        if at >= 0 and number <= self._earlier[at][1]:
+            self.skipped += 1
+        else:
+            self.elsewhere += 1
+
+    def _next_record(self) -> tuple[int, RawItem] | None:
+        return self._pending.popleft() if self._pending else next(self._records, None)
+
     def __iter__(self) -> Iterator[Chunk]:
+        while True:
+            yield from self._chunks()
+            if not self._pending:  # else the last chunk was handed back
+                return
+
+    def _chunks(self) -> Iterator[Chunk]:
         chunk, chars = Chunk([], []), 0
-        for number, raw in self._records:
+        while (record := self._next_record()) is not None:
+            number, raw = record
             if self._skip(number):
-                self.skipped += 1
+                self._count_skipped(number)
+                if chunk.items:
+                    yield chunk
+                    chunk, chars = Chunk([], []), 0
                 continue
             text = raw.value.get("text") if isinstance(raw.value, dict) else None
             size = len(text) if isinstance(text, str) else 0
             if chunk.items and (len(chunk.items) >= self._items or chars + size > self._chars):
                 yield chunk
                 chunk, chars = Chunk([], []), 0
+                if self._pending:  # handed back: its lines come before this one
+                    self._pending.append(record)
+                    continue
             chunk.items.append(raw)
             chunk.lines.append(number)
             chars += size

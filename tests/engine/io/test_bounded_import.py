@@ -81,4 +81,5 @@ def test_the_chunker_reads_no_further_than_the_chunk_it_hands_out() -> None:
         assert read[0] <= 200 + k * 150 + 1
         held.append(len(chunk.items))
         assert not any(101 <= line <= 300 for line in chunk.lines)
-    assert held == [150, 150, 150, 150, 150, 50] and read[0] == 1000 and chunker.skipped == 200
+    # The first chunk closes where the applied range starts: a chunk's line range holds only its own lines.
+    assert held == [100, 150, 150, 150, 150, 100] and read[0] == 1000 and chunker.skipped == 200

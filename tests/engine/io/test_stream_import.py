@@ -196,3 +196,37 @@ def test_a_second_process_importing_the_same_file_skips_what_the_first_applied(
     # Each line is one fact, written once and never reinforced by the second run.
     assert all(stored(db_path).get(t) == (1, 0) for t in texts)
     assert [row[3] for row in chunk_rows(db_path)] == ["applied"] * 3
+
+
+def test_a_chunk_never_spans_lines_applied_before() -> None:
+    from engine.absorb.planner import RawItem
+    from engine.io.stream import Chunker
+    records = iter([(n, RawItem({"text": f"line {n}"})) for n in range(1, 61)])
+    chunker = Chunker(records, [(11, 20), (41, 45)], chunk_items=25)
+    assert [(c.first_line, c.last_line) for c in chunker] == [(1, 10), (21, 40), (46, 60)]
+    assert chunker.skipped == 15 and chunker.elsewhere == 0
+
+
+def test_lines_of_a_chunk_another_run_partly_applied_are_planned_again(
+        memory: Memory, db_path: Path, clock, embedder, tmp_path: Path) -> None:
+    path = tmp_path / "bulk.jsonl"
+    texts = write_lines(path, 60)
+    others: list[ImportRun] = []
+
+    def another_run_applies_the_first_ten_lines(done: int, total: int) -> None:
+        if not others:
+            with Memory(db_path, clock=clock, actor="other", embedder=embedder) as other:
+                others.append(other.import_file(path, chunk_items=10, cancel=lambda: bool(other_chunks(db_path))))
+
+    run = memory.import_file(path, chunk_items=25, progress=another_run_applies_the_first_ten_lines)
+    assert others[0].written == 10 and others[0].cancelled
+    first_line_of_the_file = 1
+    assert run.elsewhere == 10 and run.written == 50 and not run.cancelled
+    assert run.chunks[0].first_line == 11 and first_line_of_the_file not in [c.first_line for c in run.chunks]
+    assert all(stored(db_path).get(t) == (1, 0) for t in texts)  # every line once, none reinforced
+    again = memory.import_file(path, chunk_items=7)
+    assert again.resumed == 60 and again.items == 0 and "nothing left" in again.summary()
+
+
+def other_chunks(db: Path) -> list[tuple]:
+    return [row for row in chunk_rows(db) if row[3] == "applied"]
