@@ -41,6 +41,12 @@ _SENTENCE_END = frozenset(".!?:;\"'(\n")
 _POSSESSIVE = re.compile(r"['’]s$")
 _LABEL_NUMBER = re.compile(r"^#?\d+$")
 _ARTICLES = frozenset({"the", "a", "an"})
+_YEAR = re.compile(r"^(1[89]|20)\d\d$")
+# What follows a numbered name: a verb ("holds", "failed") or one of these; never a unit of the number.
+_LABEL_PREDICATES = frozenset("is are was were has have had will would can could does did should must may "
+                              "might".split())
+_QUANTITY_WORDS = frozenset("""years months weeks days hours minutes seconds times percent people persons
+    items units pieces kg km cm mm lbs miles euros dollars pounds points steps reps calories beds rooms""".split())
 _NUMERIC = re.compile(r"^[$€£]?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s|k|m|%)?%?$")
 
 NUMBER_WORDS = frozenset(
@@ -253,22 +259,26 @@ class Contrast:
 def subject_label(text: str) -> tuple[str, str] | None:
     """The numbered name a text opens on ("Shelf 0 holds ..." -> ("shelf", "0")), or None.
 
-    Only the opening position counts: a number after a later word is a value ("dock 4", "kills 10"),
-    one after the first word names what the sentence is about.
+    A number after the opening word names what the sentence is about only when a predicate follows
+    it ("Shelf 0 holds", "Pallet 7 is", "Build 41 failed"). Otherwise it is a value: "Age 34.",
+    "Height 180 cm", "Sleeps 8 hours" (an opening verb), "Deadline 2026 for ..." (a year).
     """
     opening = []
     for match in _TOKEN.finditer(text):
         opening.append(match.group().lower())
-        if len(opening) == 3:
+        if len(opening) == 4:
             break
     if opening and opening[0] in _ARTICLES:
         opening = opening[1:]
-    if len(opening) < 2 or not _LABEL_NUMBER.match(opening[1]):
+    if len(opening) < 3 or not _LABEL_NUMBER.match(opening[1]):
         return None
-    kind = opening[0]
-    if not kind.isalpha() or kind in FUNCTION_WORDS or kind in NUMBER_WORDS or kind in DATE_WORDS:
+    kind, number, after = opening[0], opening[1].lstrip("#"), opening[2]
+    if (not kind.isalpha() or kind.endswith("s") or kind in FUNCTION_WORDS or kind in NUMBER_WORDS
+            or kind in DATE_WORDS or _YEAR.match(number) or after in _QUANTITY_WORDS):
         return None
-    return kind, opening[1].lstrip("#")
+    if after in _LABEL_PREDICATES or (after.isalpha() and after.endswith(("s", "ed"))):
+        return kind, number
+    return None
 
 
 def _other_subject(a: str, b: str) -> tuple[str, str] | None:

@@ -43,6 +43,14 @@ def _outcome(stored: str, incoming: str, cosine: float = 0.9) -> tuple[str, str]
     # ... while the same name with another value is still a disagreement, and a later number is a value.
     ("Pallet 7 is parked at dock 4.", "Pallet 7 is parked at dock 5.", "contradict", "number: 5 vs 4"),
     ("Roadside bomb kills 10 civilians.", "Roadside bomb kills 5 civilians.", "contradict", "number: 5 vs 10"),
+    # A number after the opening word that is a value, not a name: still a disagreement.
+    ("Age 34.", "Age 35.", "contradict", "number: 35 vs 34"),
+    ("Sleeps 8 hours a night.", "Sleeps 6 hours a night.", "contradict", "number: 6 vs 8"),
+    ("Drinks 3 coffees a day.", "Drinks 5 coffees a day.", "contradict", "number: 5 vs 3"),
+    ("Owns 2 cars.", "Owns 3 cars.", "contradict", "number: 3 vs 2"),
+    ("Height 180 cm.", "Height 175 cm.", "contradict", "number: 175 vs 180"),
+    ("Deadline 2026 for the launch.", "Deadline 2027 for the launch.", "contradict", "number: 2027 vs 2026"),
+    ("Age 34 years.", "Age 35 years.", "contradict", "number: 35 vs 34"),
 ])
 def test_cues_decide_between_contradict_and_related(stored: str, incoming: str, outcome: str, cue: str) -> None:
     got, reason = _outcome(stored, incoming)
