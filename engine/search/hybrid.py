@@ -170,12 +170,13 @@ def rough_freshness(index: VectorIndex, now: float, limits: MemorySettings) -> t
     """Freshness of every indexed row, and it times ``cosine_weight`` (float32; one pass over every row
     fewer per search), worked out again after a write or a minute."""
     cached = _FRESHNESS.get(index)
+    knobs = (limits.cosine_weight, limits.freshness_rate, limits.freshness_floor)
     if (cached is not None and cached[0] == index.version and abs(now - cached[1]) < FRESHNESS_REUSE_SECONDS
-            and cached[2] == limits.cosine_weight):
+            and cached[2] == knobs):
         return cached[3]
     found = freshness(age_days(now, index.meta[:, 0]), limits.freshness_rate, limits.freshness_floor)
     pair = (found.astype(np.float32), (found * limits.cosine_weight).astype(np.float32))
-    _FRESHNESS[index] = (index.version, now, limits.cosine_weight, pair)
+    _FRESHNESS[index] = (index.version, now, knobs, pair)
     return pair
 
 
@@ -426,7 +427,9 @@ class Searcher:
         stored = fact_columns(self.db, wanted, "embedding")
         vectors = np.frombuffer(b"".join(stored[i]["embedding"] for i in wanted), dtype=np.float32)
         cos = cos.copy()
-        cos[near] = np.maximum(0.0, vectors.reshape(len(wanted), -1) @ query_vector)
+        # Row by row: one product over the rows can round two identical vectors differently by their
+        # position, and equal facts must tie (then the lower id wins) as the reference has them.
+        cos[near] = np.maximum(0.0, [np.dot(vector, query_vector) for vector in vectors.reshape(len(wanted), -1)])
         return cos
 
     def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,

@@ -45,6 +45,7 @@ OVERSAMPLE = 5          # rows re-scored exactly per row wanted
 # At 100k the OVERSAMPLE rows (1,000) are the shortlist still: 298/300.
 SHORTLIST_SHARE = 50
 SHORTLIST_SHARE_AT = 1_000_000
+SHORTLIST_FLOOR_SHARE = 100  # never fewer than one row in 100, as before the growing share (2,200 at 220k)
 # Rows gathered and re-scored at a time: 512 int8 rows widen to 768 KB, which stays in cache for the
 # product (20,000 random int8 rows of 1M: 2.3-4.5 ms in chunks of 512, 4.9-5.5 ms for 10,000 at once, load ~7).
 _ROWS_AT_ONCE = 512
@@ -430,7 +431,8 @@ class VectorIndex:
 
     def _shortlist(self, count: int) -> int | None:
         """How many sketch estimates to re-score for ``count`` rows; None when a full product is cheaper."""
-        wanted = max(count * OVERSAMPLE, self._size // SHORTLIST_SHARE * self._size // SHORTLIST_SHARE_AT)
+        wanted = max(count * OVERSAMPLE, self._size // SHORTLIST_FLOOR_SHARE,
+                     self._size // SHORTLIST_SHARE * self._size // SHORTLIST_SHARE_AT)
         return wanted if self._basis is not None and 4 * wanted <= self._size else None
 
     def top_cosines(self, query: np.ndarray, count: int) -> tuple[np.ndarray, np.ndarray]:
