@@ -152,3 +152,21 @@ def test_ctrl_c_stops_between_chunks_and_the_same_import_resumes(run, db_path: P
     assert code == 0 and again["resumed"] == written and again["written"] == 60 - written
     reinforced = sqlite3.connect(db_path).execute("SELECT sum(reinforcement_count) FROM facts").fetchone()[0]
     assert _count(db_path) == 60 and reinforced == 0
+
+
+def test_ctrl_c_is_left_alone_when_ignored_or_when_nothing_is_chunked() -> None:
+    import signal
+    from engine.faces.cli.interrupt import stop_between_chunks
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)  # a background job: Ctrl-C must stay ignored
+        with stop_between_chunks():
+            assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        with stop_between_chunks(chunked=False):  # hermes, mem0, markdown: one plan, nothing to stop between
+            assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+        with stop_between_chunks():
+            assert signal.getsignal(signal.SIGINT) is not signal.default_int_handler
+        assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    finally:
+        signal.signal(signal.SIGINT, before)

@@ -283,7 +283,8 @@ def import_(ctx: Context, args: argparse.Namespace) -> int:
     path = Path(args.path)
     if args.path == "-":
         raise InvalidInput("import reads a file; for stdin use 'absorb --file -'")
-    with ctx.open(create=True) as memory, stop_between_chunks() as stop, line_progress() as progress:
+    with ctx.open(create=True) as memory, stop_between_chunks(chunked=args.fmt == "jsonl") as stop, \
+            line_progress() as progress:
         plan = memory.import_from(args.fmt, path, dry_run=args.dry_run, as_profile=args.as_profile,
                                   progress=progress, cancel=stop)
     code = (report_run(plan, args.json, args.dry_run) if isinstance(plan, ImportRun)

@@ -8,6 +8,7 @@ so redirected output and ``--json`` stay clean.
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 import threading
@@ -19,20 +20,32 @@ EXIT_INTERRUPTED = 130  # 128 + SIGINT, as shells report it
 PROGRESS_EVERY_S = 0.2
 
 
+STOPPING = ("\nmemlens: stopping after the chunk being written (Ctrl-C again to stop now; "
+            "running the same import again resumes)\n").encode()
+
+
 @contextmanager
-def stop_between_chunks() -> Iterator[threading.Event]:
-    """An event the first Ctrl-C sets (signals reach only the main thread; elsewhere it never is)."""
+def stop_between_chunks(chunked: bool = True) -> Iterator[threading.Event]:
+    """An event the first Ctrl-C sets. Left alone (the event is never set) when the import is not
+    ``chunked`` (nothing would look at it), off the main thread (signals reach only that one), and
+    when Ctrl-C is ignored (a background job)."""
     stop = threading.Event()
-    if threading.current_thread() is not threading.main_thread():
+    if not chunked or threading.current_thread() is not threading.main_thread():
         yield stop
         return
     previous = signal.getsignal(signal.SIGINT)
+    if previous is signal.SIG_IGN:
+        yield stop
+        return
 
     def first_interrupt(_signum: int, _frame: object) -> None:
         stop.set()
         signal.signal(signal.SIGINT, signal.default_int_handler)
-        print("\nmemlens: stopping after the chunk being written (Ctrl-C again to stop now; "
-              "running the same import again resumes)", file=sys.stderr, flush=True)
+        try:
+            sys.stderr.write(STOPPING.decode())
+            sys.stderr.flush()
+        except RuntimeError:  # "reentrant call": the signal came while the progress line was printed
+            os.write(2, STOPPING)
 
     signal.signal(signal.SIGINT, first_interrupt)
     try:
