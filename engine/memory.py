@@ -84,8 +84,10 @@ class Memory:
         return self.context.read_only
 
     def close(self) -> None:
-        self.index.close()
-        self.store.close()
+        try:
+            self.index.close()
+        finally:
+            self.store.close()  # pending read counters and the connection, whatever the index did
 
     def __enter__(self) -> "Memory":
         return self

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import threading
 import zlib
 from pathlib import Path
@@ -58,6 +59,13 @@ def read(path: Path, expected: dict[str, Any], trust: Callable[[dict[str, Any]],
             if reason := trust(header):
                 raise Unusable(reason)
             entries = header["arrays"]
+            scalars = header["index"]
+            rows, dim = scalars.get("rows"), scalars.get("dim")
+            # Before anything is allocated: the header's sizes are those of arrays the file holds (their
+            # bytes were checked against the file's size), so a crafted header cannot ask for more.
+            if (dim != header.get("dim") or entries.get("ids", {}).get("shape") != [rows]
+                    or entries.get("matrix", {}).get("shape") != [rows, dim]):
+                raise Unusable("its arrays do not match its header")
             filled: set[str] = set()
 
             def fill(name: str, out: np.ndarray) -> None:
@@ -127,6 +135,12 @@ def write(path: Path, header: dict[str, Any], arrays: dict[str, np.ndarray], loc
     leaving the old cache in place, when that stops being so or the file cannot be written.
     """
     _remove_abandoned(path)
+    needed = sum(array.nbytes for array in arrays.values())
+    try:
+        if shutil.disk_usage(path.parent).free < 2 * needed:
+            return False  # filling the disk to the brim would make the memory's own commits fail
+    except OSError:
+        return False
     temp = path.with_name(f"{path.name}{_TEMP}{os.getpid()}-{threading.get_ident()}")
     entries: dict[str, dict[str, Any]] = {}
     scratch = np.empty(0, np.uint8)
@@ -172,9 +186,19 @@ def _remove_abandoned(path: Path) -> None:
     """Temporary files of writers that died (a kill mid-write); another live process's are left alone."""
     for temp in path.parent.glob(f"{path.name}{_TEMP}*"):
         pid = temp.name[len(path.name) + len(_TEMP):].split("-")[0]
+        if os.name == "nt":
+            # os.kill(pid, 0) sends Ctrl+C there; a live writer's open file cannot be deleted anyway.
+            try:
+                temp.unlink()
+            except OSError:
+                pass
+            continue
         try:
             os.kill(int(pid), 0)
         except ProcessLookupError:
-            temp.unlink(missing_ok=True)
+            try:
+                temp.unlink(missing_ok=True)
+            except OSError:
+                pass  # another user's file in a shared folder: left as it is
         except (ValueError, OSError):
             continue  # not a pid, or another user's process: not ours to judge

@@ -28,7 +28,7 @@ from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex, storage_dtype
 from engine.store import fts_rows, vector_rows
 from engine.store.connection import Store
-from engine.store.decay import decay_rate
+from engine.store.decay import KIND_DECAY, decay_rate
 from engine.store.fts_tokens import FtsTokenizer, splits_on_whitespace, tokenizer_spec
 from engine.store.journal import chain_at, changes_between, high_water
 from engine.store.migrations import LATEST_VERSION
@@ -63,6 +63,7 @@ class IndexSync:
         self.cache_mark: int | None = None  # journal mark of the cache this process loaded or saved
         self._moved = 0  # facts changed since then
         self._saver: _CacheSave | None = None
+        self._unsaved_version = -1  # the index version whose save last failed
         self._data_version = -1
         self.text_index: TextIndex | None = None
         self._build: _TextBuild | None = None
@@ -96,15 +97,21 @@ class IndexSync:
         return self.index
 
     def catch_up(self) -> ChangeRecord:
-        """Apply writes made since the last look (by any process), as their change record."""
-        self._data_version = self._store.data_version()
+        """Apply writes made since the last look (by any process), as their change record.
+
+        The mark and the data version move only once the facts are reloaded: a catch-up cut short (an
+        interrupt, a damaged row) is then done again on the next look, instead of being taken as done
+        and saved so in the cache, where every later open would trust it.
+        """
+        version = self._store.data_version()
         record = changes_between(self._store.db, self.journal_mark)
         if not record.empty:
-            self.journal_mark = record.journal_last
             self._reload(record.facts)
+            self.journal_mark = record.journal_last
             self._note_added(record)
             self._moved += len(record.facts)
             self._save_later()
+        self._data_version = version
         return record
 
     def _note_added(self, record: ChangeRecord) -> None:
@@ -246,7 +253,7 @@ class IndexSync:
                 return "too far behind the file: rebuilding is quicker than catching up"
             return None
 
-        expected = {"model": self._model_id(), "dim": dim, "schema": LATEST_VERSION}
+        expected = {"model": self._model_id(), "dim": dim, "schema": LATEST_VERSION, "decay": _decay_rates()}
         try:
             self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
         except index_file.Unusable as why:
@@ -255,7 +262,11 @@ class IndexSync:
         self.source, self.cache_note = "cache", ""
         self.journal_mark = self.cache_mark = header["journal_mark"]
         self._moved = 0
-        self.catch_up()
+        try:
+            self.catch_up()
+        except BaseException:
+            self.index = None  # half caught up: the next look starts over
+            raise
         # A store grown past HALF_ROWS or INT8_ROWS since the save: rebuilt narrower, as a fresh open would
         # (counting the active rows instead costs 0.4 s at 1M; a narrower cache than needed is only smaller).
         if self.index.matrix.dtype.itemsize > storage_dtype(len(self.index), dim).itemsize:
@@ -267,6 +278,7 @@ class IndexSync:
         rows = self._cache_rows()
         index = self.index
         return (index is not None and rows > 0 and len(index) >= rows and not self._store.read_only
+                and index.version != self._unsaved_version
                 and (self.cache_mark is None or self._moved * self.RESAVE_SHARE > len(index)))
 
     def _save_later(self) -> None:
@@ -287,13 +299,14 @@ class IndexSync:
             chain = chain_at(self._store.db, mark)
         if chain is None:
             return False
-        header = {"model": self._model_id(), "dim": index.dim, "schema": LATEST_VERSION,
+        header = {"model": self._model_id(), "dim": index.dim, "schema": LATEST_VERSION, "decay": _decay_rates(),
                   "journal_mark": mark, "journal_chain": chain, "index": scalars}
 
         def unchanged() -> bool:
             return self.index is index and index.version == version and not (stop is not None and stop.is_set())
 
         if not index_file.write(index_file.cache_path(self._store.path), header, arrays, self._store.lock, unchanged):
+            self._unsaved_version = version  # no new attempt (a full disk, a read-only folder) until it moves
             return False
         with self._store.lock:
             if self.index is index:
@@ -306,8 +319,21 @@ class IndexSync:
         if saver is not None:
             saver.stop.set()
             saver.join()
-        if self._worth_saving():
-            self.save()
+        try:
+            if self._worth_saving():
+                self.save()
+        except Exception:  # noqa: BLE001 - a cache is never worth failing a close for (damaged file, disk)
+            pass
+        finally:
+            # Freed now by reference count, not whenever a collector pass finds the closed memory
+            # (the GUI freezes the collector's view of what is loaded).
+            self.index = None
+            self.text_index = self._build = None
+
+
+def _decay_rates() -> dict[str, float]:
+    """The per-kind decay each row's ranking columns hold: a cache made with other rates is not this code's."""
+    return {kind: rate for kind, (rate, _) in sorted(KIND_DECAY.items())}
 
 
 class _CacheSave(threading.Thread):

@@ -270,3 +270,46 @@ def test_a_cache_far_behind_the_file_is_rebuilt(saved, clock, embedder, monkeypa
     monkeypatch.setattr(IndexSync, "CATCH_UP_ROWS", 5)  # 20 new rows behind a cache of 40: more than a quarter
     with _assert_equals_rebuild(saved, clock, embedder, "file") as memory:
         assert "behind" in memory.index.cache_note
+
+
+def test_a_catch_up_cut_short_is_done_again_and_never_saved_as_done(saved, clock, embedder, monkeypatch) -> None:
+    with _open(saved, clock, embedder) as reader:
+        reader.search("load", top_k=1)
+        mark = reader.index.journal_mark
+        with _open(saved, clock, embedder, cache_rows=0) as other:
+            added = other.absorb(_texts(3, seed=21)).changes.facts_added
+        real_reload = IndexSync._reload
+
+        def interrupted(self, fact_ids) -> None:
+            raise KeyboardInterrupt  # Ctrl-C in the CLI while another process's facts are read
+
+        monkeypatch.setattr(IndexSync, "_reload", interrupted)
+        with pytest.raises(KeyboardInterrupt):
+            reader.search("catch up", top_k=1)
+        assert reader.index.journal_mark == mark  # not taken as done
+        monkeypatch.setattr(IndexSync, "_reload", real_reload)
+        reader.search("catch up", top_k=1)
+        assert all(fid in reader.index.index for fid in added)
+    with _assert_equals_rebuild(saved, clock, embedder, "cache") as memory:
+        assert all(fid in memory.index.index for fid in added)
+
+
+def test_a_header_claiming_other_sizes_than_its_arrays_is_ignored(saved, clock, embedder) -> None:
+    cache = index_file.cache_path(saved)
+    data = cache.read_bytes()
+    # The index's own width (and row count) in the header, changed without the arrays: before the
+    # check, a width of 8 under a 384-wide header was trusted and every search then failed.
+    # (Forged in place at the same length: the header's length is written after it.)
+    for original, forged in ((b'"dim": 384, "dtype"', b'"dim": 8,   "dtype"'), (b'"rows": 40,', b'"rows":4e9,')):
+        assert original in data
+        cache.write_bytes(data.replace(original, forged))
+        with _assert_equals_rebuild(saved, clock, embedder, "file") as memory:
+            assert "do not match" in memory.index.cache_note
+
+
+def test_a_closed_memory_lets_go_of_its_index(saved, clock, embedder) -> None:
+    memory = _open(saved, clock, embedder)
+    memory.search("load", top_k=1)
+    sync = memory.index
+    memory.close()
+    assert sync.index is None and sync.text_index is None  # freed now, not at some collector pass
