@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from typing import Any, Callable, Iterable
 
 from engine.changes import ChangeRecord
-from engine.errors import NotFound
+from engine.errors import NotFound, StoreError
 from engine.history import audit, reading, timeline
 from engine.history.replay import Replay, replay
 from engine.store.ids import check_id
@@ -96,6 +98,24 @@ class History:
     def verify(self) -> verify.Verification:
         with self._ctx.store.guard():
             return verify.check_file(self._ctx.store.db)
+
+    def verify_apart(self, stopped: Callable[[], bool]) -> verify.Verification | None:
+        # A connection of its own, without the store's lock: the file's other calls go on meanwhile.
+        store = self._ctx.store
+        try:
+            db = store.reader()
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{store.path} cannot be read for checking: {err}") from None
+        try:
+            return verify.check_file(db, set(verify.ORDER) - verify.WRITES, stopped)
+        except verify.Stopped:
+            return None
+        finally:
+            db.close()
+
+    def verify_writing_checks(self) -> list[verify.Problem]:
+        with self._ctx.store.guard():
+            return verify.verify(self._ctx.store.db, verify.WRITES)
 
     def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
         ctx = self._ctx
