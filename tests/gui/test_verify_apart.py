@@ -63,7 +63,7 @@ def test_a_search_typed_while_the_file_is_checked_gets_its_results_first(qtbot, 
     window.session.verified.connect(lambda _v: order.append("verified"))
     open_file(qtbot, window, demo_copy)
     memory = opened[demo_copy]
-    assert memory.started.wait(WAIT_MS / 1000)  # the check is under way, and held there
+    qtbot.waitUntil(memory.started.is_set, timeout=WAIT_MS)  # the check is under way, and held there
     window.search.query.setFocus()
     with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS,
                           check_params_cb=lambda _n: window.search.query.text() == "Maya editor"):
@@ -89,7 +89,7 @@ def test_a_check_of_the_previous_file_never_shows_its_verdict(qtbot, held, demo_
     verdicts: list[Verification] = []
     window.session.verified.connect(verdicts.append)
     open_file(qtbot, window, tampered)
-    assert opened[tampered].started.wait(WAIT_MS / 1000)
+    qtbot.waitUntil(opened[tampered].started.is_set, timeout=WAIT_MS)
     open_file(qtbot, window, demo_copy)  # while the tampered file's check is held
     opened[tampered].release.set()  # it finishes (or stops) now, after the switch
     assert opened[tampered].returned.wait(WAIT_MS / 1000)
