@@ -344,8 +344,16 @@ class Memory:
         """(actions, actors) found in the journal."""
         return self.reader.audit_vocabulary()
 
-    def stats(self) -> dict[str, Any]:
-        return self.reader.stats()
+    def stats(self, vectors: bool = True) -> dict[str, Any]:
+        """Counts of facts (and by status), edges, entities and plans, from indexes; with ``vectors``,
+        also ``needs_reembedding`` and ``damaged_vectors``, which read every fact (1M: 2 s), so a
+        window opening a file asks for them apart (``vector_health_apart``)."""
+        return self.reader.stats(vectors)
+
+    def vector_health_apart(self) -> dict[str, int]:
+        """``needs_reembedding`` and ``damaged_vectors`` of ``stats``, through a read-only connection of
+        their own and without the file's lock, so other calls go on meanwhile."""
+        return self.reader.vector_health_apart()
 
     def verify(self) -> Verification:
         """Integrity, content hashes, the journal's chain and the full-text index (``engine/store/verify.py``)."""

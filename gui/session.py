@@ -12,7 +12,8 @@ fact id of one file never reaches another. While a file is open, a timer polls
 it (``Memory.poll``) so that writes by other processes (an agent over MCP, the
 CLI) show up within about a second.
 
-Signals: ``opened(dict)`` (the stats of the new file), ``open_failed(str, str)``
+Signals: ``opened(dict)`` (the stats of the new file, without the counts of vectors search cannot use:
+``stats_changed(dict)`` brings them a moment later), ``open_failed(str, str)``
 (path, message), ``closed()``, ``store_changed(object)`` (a ``ChangeRecord``, or
 None when unknown: reload everything), ``live_changes(list, object)`` (journal
 entries another process wrote, and their ``ChangeRecord``), ``error(str)``.
@@ -40,6 +41,7 @@ class Session(QObject):
     store_changed = Signal(object)
     live_changes = Signal(list, object)
     verified = Signal(object)  # a Verification of the open file, made in the background after opening
+    stats_changed = Signal(dict)  # the stats gained what opening left to the background (see _count_vectors)
     error = Signal(str)
 
     POLL_MS = 1000
@@ -85,7 +87,8 @@ class Session(QObject):
             try:
                 if prepare is not None:
                     prepare(memory, progress)
-                return memory, memory.stats(), memory.journal_high_water()
+                # The counts of vectors search cannot use read every row (1M: 2 s): they follow, apart.
+                return memory, memory.stats(vectors=False), memory.journal_high_water()
             except BaseException:
                 memory.close()
                 raise
@@ -106,7 +109,22 @@ class Session(QObject):
         self._polling = False
         self.poll_timer.start()
         self.opened.emit(stats)
+        self._count_vectors()
         self.verify()
+
+    def _count_vectors(self) -> None:
+        """Add the vectors search cannot use to the stats of the file just opened, off the worker."""
+        memory, made_for = self._memory, self.generation
+
+        def done(health: dict[str, int]) -> None:
+            # A write's stats, read meanwhile, already hold newer counts.
+            if made_for == self.generation and "needs_reembedding" not in self.stats:
+                self.stats = {**self.stats, **health}
+                self.stats_changed.emit(self.stats)
+
+        if memory is not None:
+            self.checker.submit(lambda _p: memory.vector_health_apart(), done, on_error=lambda _m: None,
+                                lane="vectors", quiet=True)
 
     def verify(self) -> None:
         """Check the open file (integrity, content hashes, the journal's chain, FTS) off the UI thread;

@@ -89,11 +89,27 @@ class History:
         with self._ctx.store.guard():
             return audit.vocabulary(self._ctx.store.db)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, vectors: bool = True) -> dict[str, Any]:
         ctx = self._ctx
         with ctx.store.guard():
-            found = stats.counts(ctx.store.db, ctx.model_id, self._vector_bytes())
+            found = stats.record_counts(ctx.store.db, ctx.model_id)
+            if vectors:
+                found.update(stats.vector_health(ctx.store.db, ctx.model_id, self._vector_bytes()))
         return {"path": str(ctx.path), **found, "read_only": ctx.read_only}
+
+    def vector_health_apart(self) -> dict[str, int]:
+        # Its own read-only connection, without the store's lock, like verify_apart.
+        ctx = self._ctx
+        try:
+            db = ctx.store.reader()
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{ctx.path} cannot be read for checking: {err}") from None
+        try:
+            return stats.vector_health(db, ctx.model_id, self._vector_bytes())
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{ctx.path} is damaged: {err}") from None
+        finally:
+            db.close()
 
     def verify(self) -> verify.Verification:
         with self._ctx.store.guard():

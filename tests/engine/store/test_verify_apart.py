@@ -62,3 +62,18 @@ def test_a_check_asked_to_stop_gives_no_verdict(memory: Memory) -> None:
 
     assert memory.verify_apart(stopped) is None
     assert memory.verify_apart(lambda: False) is not None
+
+
+def test_stats_without_vectors_and_the_vector_counts_apart_make_the_full_stats(memory: Memory,
+                                                                              db_path: Path) -> None:
+    memory.absorb(["Maya prefers Vim.", "The ingest service uses Postgres.", "Ferrite runs on Fridays."])
+    db = sqlite3.connect(db_path)
+    db.execute("UPDATE facts SET embedding = x'00' WHERE id = 1")
+    db.execute("UPDATE facts SET embedding_model = 'old/model-v0' WHERE id = 2")
+    db.commit()
+    db.close()
+    full = memory.stats()
+    assert (full["needs_reembedding"], full["damaged_vectors"]) == (1, 1)
+    quick = memory.stats(vectors=False)
+    assert "needs_reembedding" not in quick and "damaged_vectors" not in quick
+    assert {**quick, **memory.vector_health_apart()} == full
