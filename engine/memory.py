@@ -45,7 +45,7 @@ from engine.store.connection import Store
 from engine.store.context import Context
 from engine.store.plans import Plan, PlanSummary
 from engine.store.records import Fact, JournalEntry
-from engine.store.verify import Verification
+from engine.store.verify import Problem, Verification
 from engine.vocabulary import MAX_ITEMS
 from engine.errors import InvalidInput
 
@@ -348,12 +348,32 @@ class Memory:
         """(actions, actors) found in the journal."""
         return self.reader.audit_vocabulary()
 
-    def stats(self) -> dict[str, Any]:
-        return self.reader.stats()
+    def stats(self, vectors: bool = True) -> dict[str, Any]:
+        """Counts of facts (and by status), edges, entities and plans, from indexes; with ``vectors``,
+        also ``needs_reembedding`` and ``damaged_vectors``, which read every fact (1M: 2 s), so a
+        window opening a file asks for them apart (``vector_health_apart``)."""
+        return self.reader.stats(vectors)
+
+    def vector_health_apart(self) -> dict[str, int]:
+        """``needs_reembedding`` and ``damaged_vectors`` of ``stats``, through a read-only connection of
+        their own and without the file's lock, so other calls go on meanwhile."""
+        return self.reader.vector_health_apart()
 
     def verify(self) -> Verification:
         """Integrity, content hashes, the journal's chain and the full-text index (``engine/store/verify.py``)."""
         return self.reader.verify()
+
+    def verify_apart(self, stopped: Callable[[], bool] = lambda: False) -> Verification | None:
+        """The checks of ``verify`` that only read (all but the full-text index's), through a read-only
+        connection of their own and without the file's lock, so other calls on this memory go on
+        meanwhile (a window stays usable while a big file is checked). None when ``stopped()`` became
+        true first. ``verify_writing_checks`` gives the rest; ``Verification.adding`` joins them."""
+        return self.reader.verify_apart(stopped)
+
+    def verify_writing_checks(self) -> list[Problem]:
+        """The checks of ``verify`` a read-only connection cannot run (the full-text index's), through
+        this memory's own connection."""
+        return self.reader.verify_writing_checks()
 
     def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
         """(fact id, what is wrong) for facts search cannot use: no vector, another model's, or a

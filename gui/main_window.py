@@ -149,6 +149,7 @@ class MainWindow(QMainWindow):
         s.verified.connect(self._show_verification)
         s.closed.connect(lambda: self.integrity_label.setText(""))
         s.store_changed.connect(lambda _c: self._update_status())
+        s.stats_changed.connect(lambda _stats: self._update_status())
         s.closed.connect(self._update_status)
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
         s.runner.busy_changed.connect(self._busy)

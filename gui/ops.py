@@ -21,7 +21,7 @@ import traceback
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QRunnable, QThreadPool, Signal, Slot
+from PySide6.QtCore import QObject, QRunnable, QThread, QThreadPool, Signal, Slot
 
 from engine import MemLensError
 
@@ -104,10 +104,13 @@ class OpRunner(QObject):
     busy_changed = Signal(bool)
     progress = Signal(str, int, int)
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(self, parent: QObject | None = None, *, lowest: bool = False) -> None:
+        """``lowest``: the thread runs at the lowest priority (a long background check)."""
         super().__init__(parent)
         self._pool = QThreadPool(self)
         self._pool.setMaxThreadCount(1)
+        if lowest:
+            self._pool.setThreadPriority(QThread.Priority.LowestPriority)
         self._pool.setExpiryTimeout(-1)
         self.relay = _Relay(self)
         self.relay.finished.connect(self._finished)

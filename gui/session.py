@@ -12,7 +12,8 @@ fact id of one file never reaches another. While a file is open, a timer polls
 it (``Memory.poll``) so that writes by other processes (an agent over MCP, the
 CLI) show up within about a second.
 
-Signals: ``opened(dict)`` (the stats of the new file), ``open_failed(str, str)``
+Signals: ``opened(dict)`` (the stats of the new file, without the counts of vectors search cannot use:
+``stats_changed(dict)`` brings them a moment later), ``open_failed(str, str)``
 (path, message), ``closed()``, ``store_changed(object)`` (a ``ChangeRecord``, or
 None when unknown: reload everything), ``live_changes(list, object)`` (journal
 entries another process wrote, and their ``ChangeRecord``), ``error(str)``.
@@ -21,12 +22,14 @@ entries another process wrote, and their ``ChangeRecord``), ``error(str)``.
 from __future__ import annotations
 
 import gc
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from engine import ChangeRecord, JournalEntry, Memory, MemLensError, Settings, config_path_for, load_settings
+from engine import (ChangeRecord, JournalEntry, Memory, MemLensError, Settings, Verification, config_path_for,
+                    load_settings)
 
 from gui.ops import BACKGROUND, OpRunner, Progress
 
@@ -38,6 +41,7 @@ class Session(QObject):
     store_changed = Signal(object)
     live_changes = Signal(list, object)
     verified = Signal(object)  # a Verification of the open file, made in the background after opening
+    stats_changed = Signal(dict)  # the stats gained what opening left to the background (see _count_vectors)
     error = Signal(str)
 
     POLL_MS = 1000
@@ -47,6 +51,8 @@ class Session(QObject):
         super().__init__(parent)
         self.runner = runner or OpRunner(self)
         self.runner.on_error = self.error.emit
+        self.checker = OpRunner(self, lowest=True)  # the file check's own thread (see verify)
+        self._verify_stop: threading.Event | None = None
         self._memory: Memory | None = None
         self._factory = memory_factory or _open_memory
         self.path: Path | None = None
@@ -81,7 +87,8 @@ class Session(QObject):
             try:
                 if prepare is not None:
                     prepare(memory, progress)
-                return memory, memory.stats(), memory.journal_high_water()
+                # The counts of vectors search cannot use read every row (1M: 2 s): they follow, apart.
+                return memory, memory.stats(vectors=False), memory.journal_high_water()
             except BaseException:
                 memory.close()
                 raise
@@ -92,6 +99,7 @@ class Session(QObject):
     def _adopt(self, result: tuple[Memory, dict, int]) -> None:
         memory, stats, self.seen = result
         old, self._memory = self._memory, memory
+        self._stop_verify()
         gc.unfreeze()  # the last file's long-lived objects become collectable again (see warm_up)
         if old is not None:
             self.runner.submit(lambda _p: old.close())
@@ -101,13 +109,70 @@ class Session(QObject):
         self._polling = False
         self.poll_timer.start()
         self.opened.emit(stats)
+        self._count_vectors()
         self.verify()
+
+    def _count_vectors(self) -> None:
+        """Add the vectors search cannot use to the stats of the file just opened, off the worker."""
+        memory, made_for = self._memory, self.generation
+
+        def done(health: dict[str, int]) -> None:
+            # A write's stats, read meanwhile, already hold newer counts.
+            if made_for == self.generation and "needs_reembedding" not in self.stats:
+                self.stats = {**self.stats, **health}
+                self.stats_changed.emit(self.stats)
+
+        if memory is not None:
+            self.checker.submit(lambda _p: memory.vector_health_apart(), done, on_error=lambda _m: None,
+                                lane="vectors", quiet=True)
 
     def verify(self) -> None:
         """Check the open file (integrity, content hashes, the journal's chain, FTS) off the UI thread;
-        a file damaged or tampered with outside MemLens says so as soon as it is opened."""
-        self.call(lambda m: m.verify(), self.verified.emit, lane="verify", label="Verifying the file",
-                  priority=BACKGROUND, quiet=True, on_error=lambda _m: None)
+        a file damaged or tampered with outside MemLens says so as soon as it is opened.
+
+        The checks that only read run on a thread of their own (``checker``) through their own
+        read-only connection (100k facts: 2-3 s of CPU; 1M: a minute or more), so searches and pages
+        never queue behind them; they start once the worker has nothing queued (the first rows, the
+        model), so they do not take a core from what a person is waiting for. The full-text check, a
+        write statement, then runs on the worker as a background op. Opening or closing a file stops a
+        check under way, and a verdict made for an earlier file is dropped."""
+        memory = self._memory
+        if memory is None:
+            return
+        self._stop_verify()
+        stop = self._verify_stop = threading.Event()
+        made_for = self.generation
+
+        def read_checks_done(verdict: Verification | None) -> None:
+            if verdict is None or stop.is_set() or made_for != self.generation:
+                return
+            self.call(lambda m: verdict.adding(m.verify_writing_checks()), self.verified.emit, lane="verify",
+                      label="Verifying the file", priority=BACKGROUND, quiet=True, on_error=lambda _m: None)
+
+        def start() -> None:
+            if not stop.is_set() and made_for == self.generation:
+                self.checker.submit(lambda _p: memory.verify_apart(stop.is_set), read_checks_done,
+                                    on_error=lambda _m: None, lane="verify", label="Verifying the file", quiet=True)
+
+        self._when_idle(start)
+
+    def _when_idle(self, fn: Callable[[], None]) -> None:
+        """Call ``fn`` once the worker has no (non-quiet) op queued or running."""
+        if not self.runner.busy:
+            fn()
+            return
+
+        def idle(busy: bool) -> None:
+            if not busy:
+                self.runner.busy_changed.disconnect(idle)
+                fn()
+
+        self.runner.busy_changed.connect(idle)
+
+    def _stop_verify(self) -> None:
+        if self._verify_stop is not None:
+            self._verify_stop.set()
+            self._verify_stop = None
 
     def warm_up(self) -> None:
         """Load the model and the vector index in the background, once per file; the window
@@ -125,6 +190,7 @@ class Session(QObject):
     def close(self) -> None:
         memory, self._memory = self._memory, None
         if memory is not None:
+            self._stop_verify()
             gc.unfreeze()
             self.poll_timer.stop()
             self.generation += 1
@@ -220,8 +286,10 @@ class Session(QObject):
         """Close the file and wait for queued work (the window is closing)."""
         self.poll_timer.stop()
         self.runner.cancel_all()
+        self.checker.cancel_all()
         self.close()
         self.runner.wait()
+        self.checker.wait()
 
 
 def memory_changes(entries: list[JournalEntry], record: ChangeRecord) -> ChangeRecord:

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from typing import Any, Callable, Iterable
 
 from engine.changes import ChangeRecord
-from engine.errors import NotFound
+from engine.errors import NotFound, StoreError
 from engine.history import audit, reading, timeline
 from engine.history.replay import Replay, replay
 from engine.store.ids import check_id
@@ -87,15 +89,49 @@ class History:
         with self._ctx.store.guard():
             return audit.vocabulary(self._ctx.store.db)
 
-    def stats(self) -> dict[str, Any]:
+    def stats(self, vectors: bool = True) -> dict[str, Any]:
         ctx = self._ctx
         with ctx.store.guard():
-            found = stats.counts(ctx.store.db, ctx.model_id, self._vector_bytes())
+            found = stats.record_counts(ctx.store.db, ctx.model_id)
+            if vectors:
+                found.update(stats.vector_health(ctx.store.db, ctx.model_id, self._vector_bytes()))
         return {"path": str(ctx.path), **found, "read_only": ctx.read_only}
+
+    def vector_health_apart(self) -> dict[str, int]:
+        # Its own read-only connection, without the store's lock, like verify_apart.
+        ctx = self._ctx
+        try:
+            db = ctx.store.reader()
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{ctx.path} cannot be read for checking: {err}") from None
+        try:
+            return stats.vector_health(db, ctx.model_id, self._vector_bytes())
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{ctx.path} is damaged: {err}") from None
+        finally:
+            db.close()
 
     def verify(self) -> verify.Verification:
         with self._ctx.store.guard():
             return verify.check_file(self._ctx.store.db)
+
+    def verify_apart(self, stopped: Callable[[], bool]) -> verify.Verification | None:
+        # A connection of its own, without the store's lock: the file's other calls go on meanwhile.
+        store = self._ctx.store
+        try:
+            db = store.reader()
+        except sqlite3.DatabaseError as err:
+            raise StoreError(f"{store.path} cannot be read for checking: {err}") from None
+        try:
+            return verify.check_file(db, set(verify.ORDER) - verify.WRITES, stopped)
+        except verify.Stopped:
+            return None
+        finally:
+            db.close()
+
+    def verify_writing_checks(self) -> list[verify.Problem]:
+        with self._ctx.store.guard():
+            return verify.verify(self._ctx.store.db, verify.WRITES)
 
     def vector_problems(self, limit: int = 1000) -> list[tuple[int, str]]:
         ctx = self._ctx

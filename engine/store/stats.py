@@ -8,16 +8,29 @@ from typing import Any
 
 
 def counts(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> dict[str, Any]:
+    return {**record_counts(db, model_id), **vector_health(db, model_id, vector_bytes)}
+
+
+def record_counts(db: sqlite3.Connection, model_id: str) -> dict[str, Any]:
+    """Facts by status, edges, entities and plans: each counted from an index, without reading a row
+    (1M facts: 0.15 s)."""
     statuses = Counter({s: n for s, n in db.execute("SELECT status, count(*) FROM facts GROUP BY status")})
-    stale, damaged = db.execute(
-        "SELECT coalesce(sum(embedding_model IS NOT ? OR embedding IS NULL), 0), "
-        "coalesce(sum(embedding_model = ? AND length(embedding) != ?), 0) FROM facts",
-        (model_id, model_id, vector_bytes)).fetchone()
     return {"facts": sum(statuses.values()), "by_status": dict(statuses),
             "edges": db.execute("SELECT count(*) FROM edges").fetchone()[0],
             "entities": db.execute("SELECT count(*) FROM entities").fetchone()[0],
             "plans": db.execute("SELECT count(*) FROM plans").fetchone()[0],
-            "embedding_model": model_id, "needs_reembedding": stale, "damaged_vectors": damaged}
+            "embedding_model": model_id}
+
+
+def vector_health(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> dict[str, int]:
+    """Facts search cannot use: no vector or another model's (``needs_reembedding``), or one of the wrong
+    length (``damaged_vectors``). No index holds a vector's model and length, so this reads every row
+    (1M facts: 2 s, most of the file's pages)."""
+    stale, damaged = db.execute(
+        "SELECT coalesce(sum(embedding_model IS NOT ? OR embedding IS NULL), 0), "
+        "coalesce(sum(embedding_model = ? AND length(embedding) != ?), 0) FROM facts",
+        (model_id, model_id, vector_bytes)).fetchone()
+    return {"needs_reembedding": stale, "damaged_vectors": damaged}
 
 
 def vector_problems(db: sqlite3.Connection, model_id: str, vector_bytes: int, limit: int) -> list[tuple[int, str]]:

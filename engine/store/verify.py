@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sqlite3
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from engine.store.journal_chain import broken_links
 from engine.store.records import content_hash
@@ -96,14 +96,40 @@ CHECKS: tuple[tuple[str, Callable[[sqlite3.Connection], list[Problem]]], ...] = 
     ("imports", _imports))
 
 
-def verify(db: sqlite3.Connection) -> list[Problem]:
-    """Every problem found, in check order; an empty list means the file is intact as far as can be told."""
+# The full-text check is a write statement (FTS5 takes its commands as inserts): a read-only
+# connection cannot run it, and a writing one holds the file's write lock while it runs.
+WRITES = frozenset({"fts"})
+ORDER = {name: i for i, (name, _check) in enumerate(CHECKS)}
+
+
+class Stopped(Exception):
+    """The caller asked a check under way to stop (the file was closed, or another opened)."""
+
+
+def verify(db: sqlite3.Connection, names: Iterable[str] | None = None,
+           stopped: Callable[[], bool] | None = None) -> list[Problem]:
+    """Every problem found by the checks ``names`` (all by default), in check order; an empty list means
+    the file is intact as far as can be told. ``stopped`` is polled between checks and, through SQLite's
+    progress handler, inside each statement: once it is true, ``Stopped`` is raised."""
+    wanted = set(ORDER if names is None else names)
     problems: list[Problem] = []
-    for name, check in CHECKS:
-        try:
-            problems += check(db)
-        except sqlite3.DatabaseError as err:
-            problems.append(Problem(name, None, f"could not be checked: {err}"))
+    if stopped is not None:
+        db.set_progress_handler(lambda: int(stopped()), 10_000)
+    try:
+        for name, check in CHECKS:
+            if name not in wanted:
+                continue
+            try:
+                problems += check(db)
+            except sqlite3.DatabaseError as err:
+                if stopped is not None and stopped():
+                    raise Stopped() from None
+                problems.append(Problem(name, None, f"could not be checked: {err}"))
+            if stopped is not None and stopped():
+                raise Stopped()
+    finally:
+        if stopped is not None:
+            db.set_progress_handler(None, 0)
     return problems
 
 
@@ -117,11 +143,17 @@ class Verification:
         return {"ok": not self.problems, "problems": [p.to_dict() for p in self.problems],
                 "journal_head": self.journal_head}
 
+    def adding(self, problems: list[Problem]) -> "Verification":
+        """This verdict with the problems of checks run apart, each in its check's place."""
+        merged = sorted([*self.problems, *problems], key=lambda p: ORDER.get(p.check, len(ORDER)))
+        return Verification(merged, self.journal_head)
 
-def check_file(db: sqlite3.Connection) -> Verification:
+
+def check_file(db: sqlite3.Connection, names: Iterable[str] | None = None,
+               stopped: Callable[[], bool] | None = None) -> Verification:
     try:
         row = db.execute("SELECT chain FROM journal ORDER BY id DESC LIMIT 1").fetchone()
         head = None if row is None else row[0]
     except sqlite3.DatabaseError:
         head = None  # the journal check reports why
-    return Verification(verify(db), head)
+    return Verification(verify(db, names, stopped), head)

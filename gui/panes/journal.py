@@ -9,34 +9,21 @@ Signals: ``fact_selected(int)``, ``plan_selected(int)``, ``revert_requested(int)
 
 from __future__ import annotations
 
-import json
 from datetime import datetime, time, timezone
 
-from PySide6.QtCore import QDate, QPoint, Qt, Signal
-from PySide6.QtGui import QBrush, QColor
+from PySide6.QtCore import QDate, QModelIndex, QPoint, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit,
-                               QMenu, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget)
+                               QMenu, QTableView, QVBoxLayout, QWidget)
 
-from engine import AuditFilter, ChangeRecord, JournalEntry, format_time
+from engine import AuditFilter, ChangeRecord, JournalEntry
 
+from gui.models.journal import HEADERS, PLAN, JournalModel
 from gui.ops import BACKGROUND
 from gui.session import Session
 
 ANY = "any"
-HEADERS = ("id", "when", "actor", "action", "fact", "plan", "details")
 LIMIT = 2000
-FACT, PLAN = 4, 5
-LIVE = QColor("#fff3c4")  # rows another process wrote while the window was open
-
-
-SKIP_IN_SUMMARY = {"content_hash"}  # long and meaningless at a glance; the tooltip has everything
-
-
-def _summary(details: dict) -> str:
-    parts = [f"{key}={json.dumps(value, ensure_ascii=False)}" for key, value in sorted(details.items())
-             if key not in SKIP_IN_SUMMARY]
-    text = " · ".join(parts)
-    return text if len(text) <= 300 else text[:297] + "…"
+MEASURED_ROWS = 100  # columns are as wide as the newest rows need: measuring all 2,000 would format them all
 
 
 class JournalPane(QWidget):
@@ -47,8 +34,8 @@ class JournalPane(QWidget):
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
-        self.entries: list[JournalEntry] = []
-        self.live_ids: set[int] = set()
+        self.model = JournalModel(self)
+        self.live_ids = self.model.live_ids  # one set: the model paints the rows it holds
         self.menu: QMenu | None = None
         self.action = QComboBox(toolTip="Only this operation")
         self.actor = QComboBox(toolTip="Only changes made through this front end")
@@ -67,15 +54,15 @@ class JournalPane(QWidget):
             check.toggled.connect(lambda _on: self.refresh())
             edit.dateChanged.connect(lambda _d: self.refresh())
         self.status = QLabel("")
-        self.table = QTableWidget(0, len(HEADERS))
-        self.table.setHorizontalHeaderLabels(HEADERS)
+        self.table = QTableView()
+        self.table.setModel(self.model)
         self.table.verticalHeader().hide()
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.setWordWrap(False)
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.table.cellDoubleClicked.connect(self._open)
+        self.table.doubleClicked.connect(lambda index: self._open(index.row(), index.column()))
         self.table.setContextMenuPolicy(Qt.ContextMenuPolicy.CustomContextMenu)
         self.table.customContextMenuRequested.connect(self._context_menu)
         filters = QHBoxLayout()
@@ -131,38 +118,36 @@ class JournalPane(QWidget):
             self.session.call(lambda m: m.audit(wanted, LIMIT), self._show, lane="journal", label="Reading journal", priority=BACKGROUND,
                               on_error=lambda msg: self.status.setText(f"⚠ {msg}"))
 
+    @property
+    def entries(self) -> list[JournalEntry]:
+        return self.model.entries
+
     def _show(self, entries: list[JournalEntry]) -> None:
         selected = {self.entries[i.row()].id for i in self.table.selectionModel().selectedRows()
                     if i.row() < len(self.entries)}
         scroll = self.table.verticalScrollBar().value()
         added = sum(1 for e in entries if self.entries and e.id > self.entries[0].id)
-        self.entries = entries
-        self.table.setRowCount(len(entries))
-        for row, entry in enumerate(entries):
-            values = (str(entry.id), format_time(entry.at), entry.actor, entry.action,
-                      "" if entry.fact_id is None else f"#{entry.fact_id}",
-                      "" if entry.plan_id is None else f"plan {entry.plan_id}", _summary(entry.details))
-            for column, value in enumerate(values):
-                cell = QTableWidgetItem(value)
-                if column in (FACT, PLAN) and value:
-                    cell.setToolTip("Double-click to open")
-                elif column == len(HEADERS) - 1:
-                    cell.setToolTip(json.dumps(entry.details, ensure_ascii=False, indent=1)[:4000])
-                if entry.id in self.live_ids:
-                    cell.setBackground(QBrush(LIVE))
-                    cell.setForeground(QBrush(QColor("#222")))
-                self.table.setItem(row, column, cell)
-        self.table.resizeColumnsToContents()
+        self.model.show(entries)
+        self._fit_columns()
         self._keep_place(selected, scroll, added)
         self.status.setText(f"{len(entries):,} entries, newest first" + (f" (the latest {LIMIT:,})"
                                                                          if len(entries) == LIMIT else ""))
 
+    def _fit_columns(self) -> None:
+        metrics = self.table.fontMetrics()
+        rows = [self.model.texts(row) for row in range(min(MEASURED_ROWS, len(self.entries)))]
+        padding = 2 * metrics.averageCharWidth() + 4
+        for column, header in enumerate(HEADERS):
+            wide = max((metrics.horizontalAdvance(texts[column]) for texts in rows), default=0)
+            self.table.setColumnWidth(column, max(wide, metrics.horizontalAdvance(header)) + padding)
+
     def _keep_place(self, selected: set[int], scroll: int, added: int) -> None:
         """The rows a person was looking at stay selected and in view when new ones arrive on top."""
         self.table.clearSelection()
-        for row, entry in enumerate(self.entries):
-            if entry.id in selected:
-                self.table.selectRow(row)
+        if selected:
+            for row, entry in enumerate(self.entries):
+                if entry.id in selected:
+                    self.table.selectRow(row)
         if scroll:
             self.table.verticalScrollBar().setValue(scroll + added * self.table.verticalHeader().defaultSectionSize())
 

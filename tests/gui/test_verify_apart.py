@@ -1,0 +1,115 @@
+"""The file check runs beside the window's work, not in front of it (issue 18): a search typed while
+the file is being checked gets its results first, and a check of a file no longer open says nothing."""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+from PySide6.QtCore import QSettings
+from PySide6.QtTest import QTest
+
+from engine import Memory, Settings, Verification
+from gui.main_window import MainWindow
+from gui.session import Session
+from tests.gui.conftest import WAIT_MS, open_file
+
+
+class HeldMemory(Memory):
+    """A memory whose background check waits, once it has started, until the test releases it."""
+
+    started: threading.Event
+    release: threading.Event
+    returned: threading.Event
+
+    def verify_apart(self, stopped: Callable[[], bool] = lambda: False) -> Verification | None:
+        self.started.set()
+        assert self.release.wait(WAIT_MS / 1000)
+        try:
+            return super().verify_apart(stopped)
+        finally:
+            self.returned.set()
+
+
+@pytest.fixture
+def held(qtbot, embedder, tmp_path: Path) -> Iterator[tuple[MainWindow, dict[Path, HeldMemory]]]:
+    opened: dict[Path, HeldMemory] = {}
+
+    def factory(path: Path, create: bool = True) -> Memory:
+        memory = HeldMemory(path, Settings(), actor="gui", embedder=embedder, create=create)
+        memory.started, memory.release, memory.returned = threading.Event(), threading.Event(), threading.Event()
+        opened[path] = memory
+        return memory
+
+    session = Session(memory_factory=factory)
+    window = MainWindow(session, QSettings(str(tmp_path / "gui.ini"), QSettings.Format.IniFormat))
+    qtbot.addWidget(window)
+    window.resize(1400, 900)
+    window.show()
+    yield window, opened
+    for memory in opened.values():
+        memory.release.set()
+    window.close()
+    session.shutdown()
+
+
+def test_a_search_typed_while_the_file_is_checked_gets_its_results_first(qtbot, held, demo_copy: Path) -> None:
+    window, opened = held
+    order: list[str] = []
+    window.session.verified.connect(lambda _v: order.append("verified"))
+    open_file(qtbot, window, demo_copy)
+    memory = opened[demo_copy]
+    qtbot.waitUntil(memory.started.is_set, timeout=WAIT_MS)  # the check is under way, and held there
+    window.search.query.setFocus()
+    with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS,
+                          check_params_cb=lambda _n: window.search.query.text() == "Maya editor"):
+        QTest.keyClicks(window.search.query, "Maya editor")
+    order.append("searched")
+    assert window.search.model.rowCount() > 0
+    assert window.integrity_label.text() == "verifying…"
+    with qtbot.waitSignal(window.session.verified, timeout=WAIT_MS) as verified:
+        memory.release.set()
+    assert order == ["searched", "verified"]
+    assert not verified.args[0].problems and window.integrity_label.text() == "✓ verified"
+
+
+def test_a_check_of_the_previous_file_never_shows_its_verdict(qtbot, held, demo_copy: Path, tmp_path: Path) -> None:
+    window, opened = held
+    tampered = tmp_path / "tampered.sqlite"
+    shutil.copy(demo_copy, tampered)
+    db = sqlite3.connect(tampered)
+    db.execute("DROP TRIGGER facts_immutable")
+    db.execute("UPDATE facts SET text = 'Maya prefers Emacs.' WHERE id = 41")
+    db.commit()
+    db.close()
+    verdicts: list[Verification] = []
+    window.session.verified.connect(verdicts.append)
+    open_file(qtbot, window, tampered)
+    qtbot.waitUntil(opened[tampered].started.is_set, timeout=WAIT_MS)
+    open_file(qtbot, window, demo_copy)  # while the tampered file's check is held
+    opened[tampered].release.set()  # it finishes (or stops) now, after the switch
+    assert opened[tampered].returned.wait(WAIT_MS / 1000)
+    qtbot.wait(100)  # any answer of the first file's check, queued to the UI thread, arrives meanwhile
+    assert verdicts == [] and window.integrity_label.text() == "verifying…"
+    with qtbot.waitSignal(window.session.verified, timeout=WAIT_MS):
+        opened[demo_copy].release.set()
+    assert len(verdicts) == 1 and not verdicts[0].problems
+    assert window.integrity_label.text() == "✓ verified"
+
+
+def test_the_tampered_file_still_reports_through_the_check_apart(qtbot, held, demo_copy: Path) -> None:
+    db = sqlite3.connect(demo_copy)
+    db.execute("DROP TRIGGER facts_immutable")
+    db.execute("UPDATE facts SET text = 'Maya prefers Emacs.' WHERE id = 41")
+    db.commit()
+    db.close()
+    window, opened = held
+    open_file(qtbot, window, demo_copy)
+    with qtbot.waitSignal(window.session.verified, timeout=WAIT_MS) as verified:
+        opened[demo_copy].release.set()
+    assert [(p.check, p.where) for p in verified.args[0].problems] == [("facts", "fact 41"), ("fts", None)]
+    assert "integrity problem" in window.integrity_label.text() and "41" in window.integrity_label.toolTip()
