@@ -74,6 +74,7 @@ class SearchPane(QWidget):
         self._debounce = QTimer(self, singleShot=True, interval=DEBOUNCE_MS)
         self._debounce.timeout.connect(self.run_search)
         self.query.textChanged.connect(self._debounce.start)
+        self.query.textEdited.connect(lambda _text: session.note_interaction())
         self.query.returnPressed.connect(self.run_search)
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
@@ -162,6 +163,7 @@ class SearchPane(QWidget):
 
     def _scrolled(self, _value: int) -> None:
         """Pages asked for on the way to where the view is now are no longer wanted."""
+        self.session.note_interaction()
         if not self.model.listing:
             return
         top, bottom = self.table.rowAt(0), self.table.rowAt(self.table.viewport().height() - 1)

@@ -27,6 +27,7 @@ class HeldMemory(Memory):
     returned: threading.Event
 
     def verify_apart(self, stopped: Callable[[], bool] = lambda: False) -> Verification | None:
+        self.stopped = stopped
         self.started.set()
         assert self.release.wait(WAIT_MS / 1000)
         try:
@@ -113,3 +114,23 @@ def test_the_tampered_file_still_reports_through_the_check_apart(qtbot, held, de
         opened[demo_copy].release.set()
     assert [(p.check, p.where) for p in verified.args[0].problems] == [("facts", "fact 41"), ("fts", None)]
     assert "integrity problem" in window.integrity_label.text() and "41" in window.integrity_label.toolTip()
+
+
+def test_the_check_waits_while_a_person_types_or_scrolls(qtbot, held, demo_copy: Path, monkeypatch) -> None:
+    import gui.session
+    monkeypatch.setattr(gui.session, "INTERACTION_QUIET_S", 3600.0)  # "a moment" that lasts until the check is stopped
+    window, opened = held
+    open_file(qtbot, window, demo_copy)
+    memory = opened[demo_copy]
+    qtbot.waitUntil(memory.started.is_set, timeout=WAIT_MS)
+    assert memory.stopped() is False  # nobody has typed yet: the check goes on
+    window.search.query.setFocus()
+    QTest.keyClicks(window.search.query, "M")  # a person types
+    answers: list[bool] = []
+    polling = threading.Thread(target=lambda: answers.append(memory.stopped()))
+    polling.start()
+    polling.join(0.2)
+    assert polling.is_alive() and not answers  # the check's next poll waits
+    window.session.close()  # closing the file stops the check, waiting or not
+    polling.join(WAIT_MS / 1000)
+    assert answers == [True]
