@@ -132,6 +132,13 @@ class Memory:
             self.index.ready()
             self.index.text(wait=wait)
 
+    def pace_background(self, wait: Callable[[], None]) -> None:
+        """``wait()`` is called between the chunks of work this memory does in threads of its own
+        (building the text index from the file); it may block. A desktop front end makes it wait
+        while a person scrolls or types, so that work's Python does not hold the interpreter lock
+        while the window paints."""
+        self.index.between_chunks = wait
+
     # -- writing: every write is a plan ----------------------------------------------------------
     def absorb(self, items: Iterable[Any], *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
                progress: Progress | None = None) -> Plan:

@@ -109,6 +109,7 @@ class Session(QObject):
             self.runner.submit(lambda _p: old.close())
         self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
+        memory.pace_background(self._wait_while_interacting)
         self._warm = False
         self._polling = False
         self.poll_timer.start()
@@ -163,6 +164,12 @@ class Session(QObject):
     def note_interaction(self) -> None:
         """A person is scrolling or typing (called from the UI thread): background checks wait a moment."""
         self._interacted_at = time.monotonic()
+
+    def _wait_while_interacting(self) -> None:
+        """Between chunks of the engine's background builds (any thread): the text index of a 1M
+        store is minutes of Python, and beside it scrolling stalled ~100 ms (see ``_gently``)."""
+        while time.monotonic() - self._interacted_at < INTERACTION_QUIET_S:
+            time.sleep(0.05)
 
     def _gently(self, stop: threading.Event) -> Callable[[], bool]:
         """``stop.is_set`` for the file check, which also waits while a person scrolls or types: its

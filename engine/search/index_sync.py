@@ -64,6 +64,8 @@ class IndexSync:
         self._moved = 0  # facts changed since then
         self._saver: _CacheSave | None = None
         self._unsaved_version = -1  # the index version whose save last failed
+        # Called by background builds between their chunks (``Memory.pace_background``).
+        self.between_chunks: Callable[[], None] = lambda: None
         self._data_version = -1
         self.text_index: TextIndex | None = None
         self._build: _TextBuild | None = None
@@ -133,7 +135,7 @@ class IndexSync:
                 if not splits_on_whitespace(spec):
                     return None  # a tokenizer the index cannot follow: FTS5 answers
                 self._text_added = []
-                self._build = _TextBuild(self._store, FtsTokenizer(spec))
+                self._build = _TextBuild(self._store, FtsTokenizer(spec), lambda: self.between_chunks())
                 self._build.start()
             if wait:
                 self._build.join()
@@ -365,13 +367,16 @@ class _TextBuild(threading.Thread):
     transactions add up to the file as of the last; what is written meanwhile reaches the index
     through the change records, like every later write."""
 
-    CHUNK = 4096
+    # Texts per chunk: the chunk's Python holds the interpreter lock ~10-20 ms, the longest a window
+    # painting beside it can be kept waiting once ``pause`` holds the build back.
+    CHUNK = 1024
 
-    def __init__(self, store: Store, tokenizer: FtsTokenizer) -> None:
+    def __init__(self, store: Store, tokenizer: FtsTokenizer, pause: Callable[[], None]) -> None:
         super().__init__(name="memlens-text-index", daemon=True)
         self.index = TextIndex(tokenizer.tokens)
         self.error: Exception | None = None
         self._store = store
+        self._pause = pause
 
     def run(self) -> None:
         try:
@@ -379,6 +384,7 @@ class _TextBuild(threading.Thread):
             try:
                 while rows := fts_rows.fact_texts_after(db, self.index.mark, self.CHUNK):
                     self.index.add([r[0] for r in rows], [r[1] for r in rows])
+                    self._pause()
             finally:
                 db.close()
         except Exception as err:  # noqa: BLE001 - any failure leaves search on FTS5, which still works

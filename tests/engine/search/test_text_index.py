@@ -258,3 +258,29 @@ def test_search_with_the_text_index_equals_search_with_fts5(db_path, clock, embe
                         query, vector, 10, filters, clock())
                     assert [(h.fact.id, h.score, h.cosine, h.bm25, h.context) for h in with_index] == \
                         [(h.fact.id, h.score, h.cosine, h.bm25, h.context) for h in with_fts], (query, filters)
+
+
+def test_the_build_waits_between_chunks_for_whoever_paces_it(memory: Memory, monkeypatch) -> None:
+    import threading
+    from engine.search import index_sync
+    monkeypatch.setattr(index_sync._TextBuild, "CHUNK", 5)
+    memory.absorb([f"Rack {n} in hall {n % 3} holds the {n}th spare disk of the archive" for n in range(22)])
+    gate, waits = threading.Event(), []
+
+    def wait() -> None:  # a window's "not while a person scrolls"
+        waits.append(1)
+        gate.wait(30)
+
+    memory.pace_background(wait)
+    with memory.store.guard():
+        memory.index.ready()
+        assert memory.index.text() is None  # building, and held after its first chunk
+    while not waits:
+        threading.Event().wait(0.01)
+    with memory.store.guard():
+        assert memory.index.text() is None and len(waits) == 1
+    gate.set()
+    with memory.store.guard():
+        built = memory.index.text(wait=True)
+    assert built is not None and len(waits) == 5  # 22 facts in chunks of 5: a wait after each
+    assert all(built.has(list(range(1, 23))))
