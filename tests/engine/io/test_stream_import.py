@@ -178,19 +178,26 @@ def test_a_file_written_to_during_the_import_stops_it(memory: Memory, tmp_path: 
     assert memory.stats()["facts"] == 20 and not memory.verify().problems
 
 
+def import_racing_another_run(memory: Memory, path: Path, this_chunk: int, clock, embedder,
+                              **other_run) -> tuple[ImportRun, ImportRun]:
+    """(this run, the other): this run imports ``path``, and while it plans its first chunk another
+    process's run (``import_file`` with ``other_run``) goes first."""
+    others: list[ImportRun] = []
+
+    def the_other_goes_first(done: int, total: int) -> None:
+        if not others:
+            with Memory(memory.path, clock=clock, actor="other", embedder=embedder) as other:
+                others.append(other.import_file(path, **other_run))
+
+    return memory.import_file(path, chunk_items=this_chunk, progress=the_other_goes_first), others[0]
+
+
 def test_a_second_process_importing_the_same_file_skips_what_the_first_applied(
         memory: Memory, db_path: Path, clock, embedder, tmp_path: Path) -> None:
     path = tmp_path / "bulk.jsonl"
     texts = write_lines(path, 30)
-    first_run: list[ImportRun] = []
-
-    def the_other_process_finishes_first(done: int, total: int) -> None:
-        if not first_run:  # while this run plans its first chunk, another imports the whole file
-            with Memory(db_path, clock=clock, actor="other", embedder=embedder) as other:
-                first_run.append(other.import_file(path, chunk_items=10))
-
-    late = memory.import_file(path, chunk_items=10, progress=the_other_process_finishes_first)
-    assert first_run[0].written == 30 and not first_run[0].elsewhere
+    late, first = import_racing_another_run(memory, path, 10, clock, embedder, chunk_items=10)
+    assert first.written == 30 and not first.elsewhere
     assert late.elsewhere == 30 and late.written == 0 and not late.chunks
     assert "30 items another run of the same import applied meanwhile" in late.summary()
     # Each line is one fact, written once and never reinforced by the second run.
@@ -211,15 +218,10 @@ def test_lines_of_a_chunk_another_run_partly_applied_are_planned_again(
         memory: Memory, db_path: Path, clock, embedder, tmp_path: Path) -> None:
     path = tmp_path / "bulk.jsonl"
     texts = write_lines(path, 60)
-    others: list[ImportRun] = []
-
-    def another_run_applies_the_first_ten_lines(done: int, total: int) -> None:
-        if not others:
-            with Memory(db_path, clock=clock, actor="other", embedder=embedder) as other:
-                others.append(other.import_file(path, chunk_items=10, cancel=lambda: bool(other_chunks(db_path))))
-
-    run = memory.import_file(path, chunk_items=25, progress=another_run_applies_the_first_ten_lines)
-    assert others[0].written == 10 and others[0].cancelled
+    # The other run stops after its first chunk of 10 lines.
+    run, other = import_racing_another_run(memory, path, 25, clock, embedder, chunk_items=10,
+                                           cancel=lambda: bool(other_chunks(db_path)))
+    assert other.written == 10 and other.cancelled
     first_line_of_the_file = 1
     assert run.elsewhere == 10 and run.written == 50 and not run.cancelled
     assert run.chunks[0].first_line == 11 and first_line_of_the_file not in [c.first_line for c in run.chunks]
