@@ -165,20 +165,20 @@ class Session(QObject):
         """A person is scrolling or typing (called from the UI thread): background checks wait a moment."""
         self._interacted_at = time.monotonic()
 
-    def _wait_while_interacting(self) -> None:
-        """Between chunks of the engine's background builds (any thread): the text index of a 1M
-        store is minutes of Python, and beside it scrolling stalled ~100 ms (see ``_gently``)."""
-        while time.monotonic() - self._interacted_at < INTERACTION_QUIET_S:
-            time.sleep(0.05)
+    def _wait_while_interacting(self, stop: threading.Event | None = None) -> None:
+        """Return once nobody has scrolled or typed for ``INTERACTION_QUIET_S`` (or ``stop`` is set).
+        Background work calls it between its chunks (any thread): its Python would otherwise take the
+        interpreter lock from every call the UI thread makes while painting (100k facts: scrolling
+        stalls of 100-200 ms beside the file check; 1M: ~100 ms beside the text index's build)."""
+        pause = stop or threading.Event()
+        while not pause.is_set() and time.monotonic() - self._interacted_at < INTERACTION_QUIET_S:
+            pause.wait(0.05)
 
     def _gently(self, stop: threading.Event) -> Callable[[], bool]:
-        """``stop.is_set`` for the file check, which also waits while a person scrolls or types: its
-        hashing loop is Python, and beside it every call the UI thread makes into Python while painting
-        waits for the interpreter lock (100k facts: scrolling stalls of 100-200 ms instead of ~50).
-        The check polls this between rows it fetches, so it pauses within milliseconds."""
+        """``stop.is_set`` for the file check, which it polls between rows it fetches: it also waits
+        there while a person scrolls or types, so the check pauses within milliseconds."""
         def stopped() -> bool:
-            while not stop.is_set() and time.monotonic() - self._interacted_at < INTERACTION_QUIET_S:
-                stop.wait(0.05)
+            self._wait_while_interacting(stop)
             return stop.is_set()
         return stopped
 

@@ -17,14 +17,20 @@ def _texts(count: int) -> list[str]:
             for k in range(count)]
 
 
+def _exact_then_narrower(memory: Memory, monkeypatch: pytest.MonkeyPatch, query: str, **thresholds: int) -> tuple:
+    """(hits with float32 rows, hits after reopening the index with the storage ``thresholds`` lowered)."""
+    memory.absorb(_texts(300))
+    exact = memory.search(query, top_k=8)
+    for name, rows in thresholds.items():
+        monkeypatch.setattr(vectors, name, rows)
+    memory.index.drop()  # reopen the index: now stored narrower
+    return exact, memory.search(query, top_k=8)
+
+
 @pytest.mark.parametrize("query", ["billing incident in Kazan", "what broke after deploy 3", "Osaka telemetry"])
 def test_float16_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch: pytest.MonkeyPatch,
                                                     embedder, query: str) -> None:
-    memory.absorb(_texts(300))
-    exact = memory.search(query, top_k=8)
-    monkeypatch.setattr(vectors, "HALF_ROWS", 10)
-    memory.index.drop()  # reopen the index: now stored as float16
-    half = memory.search(query, top_k=8)
+    exact, half = _exact_then_narrower(memory, monkeypatch, query, HALF_ROWS=10)
     assert memory.index.index.matrix.dtype == np.float16 and 0 < memory.index.index.error < 1e-2
     assert [h.fact.id for h in half] == [h.fact.id for h in exact]
     # Equal up to float32 summation order, far below float16's ~1e-3.
@@ -35,12 +41,8 @@ def test_float16_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch:
 @pytest.mark.parametrize("query", ["billing incident in Kazan", "what broke after deploy 3", "Osaka telemetry"])
 def test_int8_rows_give_the_same_hits_as_float32(memory: Memory, monkeypatch: pytest.MonkeyPatch,
                                                  embedder, query: str) -> None:
-    memory.absorb(_texts(300))
-    exact = memory.search(query, top_k=8)
-    monkeypatch.setattr(vectors, "HALF_ROWS", 10)
-    monkeypatch.setattr(vectors, "INT8_ROWS", 10)
-    memory.index.drop()  # reopen the index: now stored as int8 with a scale per row
-    small = memory.search(query, top_k=8)
+    # int8 with a scale per row
+    exact, small = _exact_then_narrower(memory, monkeypatch, query, HALF_ROWS=10, INT8_ROWS=10)
     index = memory.index.index
     assert index.matrix.dtype == np.int8 and 1e-4 < index.error < 0.05
     assert [h.fact.id for h in small] == [h.fact.id for h in exact]
