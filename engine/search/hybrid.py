@@ -425,11 +425,11 @@ class Searcher:
         if not wanted:
             return cos
         stored = fact_columns(self.db, wanted, "embedding")
-        vectors = np.frombuffer(b"".join(stored[i]["embedding"] for i in wanted), dtype=np.float32)
         cos = cos.copy()
         # Row by row: one product over the rows can round two identical vectors differently by their
         # position, and equal facts must tie (then the lower id wins) as the reference has them.
-        cos[near] = np.maximum(0.0, [np.dot(vector, query_vector) for vector in vectors.reshape(len(wanted), -1)])
+        cos[near] = np.maximum(0.0, [np.frombuffer(stored[i]["embedding"], np.float32) @ query_vector
+                                     for i in wanted])
         return cos
 
     def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,
