@@ -235,6 +235,10 @@ class Memory:
         """Write every fact (all statuses) with its edges as JSONL; returns the number of facts."""
         return self.transfers.export(stream)
 
+    def export_to(self, path: Path | str) -> int:
+        """``export`` into a file (never a memory file or another SQLite database); returns the count."""
+        return self.transfers.export_to(Path(path))
+
     def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
                     progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
                     chunk_chars: int | None = None, source_label: str | None = None) -> ImportRun:

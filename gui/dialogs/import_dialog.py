@@ -9,6 +9,8 @@ from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog
 
 from engine import IMPORT_FORMATS
 
+from gui.file_dialogs import ask_path
+
 HINTS = {"jsonl": "A JSON Lines file: a MemLens export (restored exactly) or one fact object per line.",
          "hermes": "A Hermes MEMORY.md / USER.md, or the folder holding them; entries separated by §.",
          "mem0": "The JSON list mem0's get_all() returns (or {\"results\": [...]}).",
@@ -55,12 +57,11 @@ class ImportDialog(QDialog):
 
     def _browse(self) -> None:
         if self.format.currentText() in FOLDERS:
-            found = QFileDialog.getExistingDirectory(self, "Import from folder", str(self.start))
+            self.picker = ask_path(self, "Import from folder", self.start, self.path.setText,
+                                   mode=QFileDialog.FileMode.Directory)
         else:
-            found, _ = QFileDialog.getOpenFileName(self, "Import file", str(self.start),
-                                                   "JSON (*.jsonl *.json);;All files (*)")
-        if found:
-            self.path.setText(found)
+            self.picker = ask_path(self, "Import file", self.start, self.path.setText,
+                                   "JSON (*.jsonl *.json);;All files (*)")
 
     def _accept(self) -> None:
         _fmt, path = self.chosen()
