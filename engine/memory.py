@@ -323,7 +323,7 @@ class Memory:
 
     def timeline(self, fact_id: int) -> timeline.Timeline:
         """The fact's versions, the contradictions and related facts touching them, and each one's
-        status changes over time (``Timeline.state_at`` for "as of" views)."""
+        status changes over time, as drawn; ``timeline_as_of`` says what held at a moment."""
         return self.reader.timeline(fact_id)
 
     def timeline_as_of(self, fact_id: int, when: float | None = None) -> Replay:
