@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
@@ -51,6 +52,7 @@ class ImportDialog(QDialog):
         layout.addWidget(self.buttons)
         self.format.currentTextChanged.connect(lambda fmt: self.hint.setText(HINTS.get(fmt, "")))
         self.hint.setText(HINTS["jsonl"])
+        self.path.setFocus(Qt.FocusReason.OtherFocusReason)  # what to import is the first thing to say
 
     def chosen(self) -> tuple[str, Path]:
         return self.format.currentText(), Path(self.path.text().strip()).expanduser()
