@@ -37,6 +37,7 @@ from engine.models.llm import LLMClient
 from engine.history.replay import Replay
 from engine.plans.acts import Curation
 from engine.plans.curation import Contradiction, Edge
+from engine.agents import profile as profile_files
 from engine.plans.service import PlanService, Progress
 from engine.search.hybrid import Hit, SearchFilters
 from engine.search.index_sync import IndexSync
@@ -55,8 +56,11 @@ class Memory:
 
     def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,
                  actor: str = "api", embedder: Embedder | None = None, create: bool = True) -> None:
+        new_file = create and not Path(path).expanduser().exists()
         self.store = Store.open(path, create=create)
         self.context = Context(self.store, settings or Settings(), clock, actor, embedder)
+        if new_file and not self.context.settings.memory.profile_dir:
+            profile_files.claim_own_folder(self.store.path)
         self._llm_client: LLMClient | None = None
         ctx = self.context
         self.index = IndexSync(self.store, lambda: ctx.model_id, ctx.default_dim,
