@@ -17,7 +17,7 @@ from engine.graph.queries import GraphPath, Match, Neighbor
 from engine.history.audit import AuditFilter
 from engine.history.reading import Reading
 from engine.history.replay import Replay
-from engine.history.timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
+from engine.history.timeline import ConfidenceCurve, Link, Timeline, Version
 from engine.io.importers import IMPORT_FORMATS
 from engine.io.stream import ImportRun
 from engine.memory import Memory
@@ -37,7 +37,7 @@ __all__ = [
     "ImportRun", "MAX_ITEMS",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
-    "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
+    "Timeline", "Version", "Link", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
     "resource_path", "default_memory_path", "config_path_for",
     "Entity", "Relation", "Neighbor", "Match", "GraphPath", "ENTITY_TYPES",
     "fixed_clock", "system_clock", "parse_time", "format_time",

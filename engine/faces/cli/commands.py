@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from engine.clock import Clock, parse_time
 from engine.config import Settings
-from engine.errors import InvalidInput, MemLensError
+from engine.errors import InvalidInput
 from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
 from engine.io.stream import ImportRun
 from engine.memory import Memory
@@ -270,11 +270,7 @@ def export(ctx: Context, args: argparse.Namespace) -> int:
             memory.export(sys.stdout)
             return 0
         target = Path(args.path)
-        try:
-            with target.open("w", encoding="utf-8") as stream:
-                count = memory.export(stream)
-        except OSError as err:
-            raise MemLensError(f"cannot write {target}: {err.strerror}") from None
+        count = memory.export_to(target)
     print(f"exported {count} facts to {target}", file=sys.stderr)
     return 0
 
