@@ -44,8 +44,8 @@ test: $(STAMP)
 stress: $(STAMP)
 	MEMLENS_STRESS_KILLS=$${MEMLENS_STRESS_KILLS:-200} MEMLENS_STRESS_WRITES=$${MEMLENS_STRESS_WRITES:-2000} \
 		MEMLENS_STRESS_SEARCHES=$${MEMLENS_STRESS_SEARCHES:-10000} MEMLENS_STRESS_HTTP_REQUESTS=$${MEMLENS_STRESS_HTTP_REQUESTS:-8000} \
-		$(PY) -m pytest tests/reliability -q
-	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q
+		$(PY) -m pytest tests/reliability -q --timeout 7200
+	MEMLENS_STRESS=1 $(PY) -m pytest tests/hostile -q --timeout 7200
 
 # make bench SIZE=1m [OUT=/tmp/bench-1m.json]: other sizes (1k, 100k, 1m, or a list: SIZE=10k,1m); with SIZE
 # given, LoCoMo is skipped (its quality does not depend on the store size).

@@ -55,7 +55,10 @@ class Session(QObject):
         self.runner = runner or OpRunner(self)
         self.runner.on_error = self.error.emit
         self.checker = OpRunner(self, lowest=True)  # the file check's own thread (see verify)
-        self._interacted_at = 0.0  # time.monotonic() of the last scroll or key press (see _gently)
+        # time.monotonic() of a person's last scroll or key press (see _gently); never, so far. Not 0.0:
+        # monotonic time counts from the machine's boot, so on a machine up for less than the quiet
+        # interval 0.0 read as "just now" and the file check waited for nobody.
+        self._interacted_at = float("-inf")
         self._verify_stop: threading.Event | None = None
         self._memory: Memory | None = None
         self._factory = memory_factory or _open_memory

@@ -23,6 +23,7 @@ from gui.models.results import DROP_ORDER, LISTING_ORDER, TEXT_COLUMN, ResultsMo
 from gui.ops import INTERACTIVE
 from gui.session import Session
 from gui.panes.filters import FilterBar
+from gui.widgets.person_scrolling import PersonScrolling
 from gui.widgets.readable_columns import ReadableColumns
 
 DEBOUNCE_MS = 250
@@ -83,6 +84,8 @@ class SearchPane(QWidget):
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
         self.table.verticalScrollBar().valueChanged.connect(self._scrolled)
+        # Only a person's scrolling pauses background work, not the view's own (rows loading, a restored place).
+        self.person_scrolling = PersonScrolling(self.table, session.note_interaction)
         self.model.order_requested.connect(self._reorder)
         self.model.dataChanged.connect(self._page_arrived)
         self.table.horizontalHeader().sortIndicatorChanged.connect(self._sort_clicked)
@@ -182,7 +185,6 @@ class SearchPane(QWidget):
 
     def _scrolled(self, _value: int) -> None:
         """Pages asked for on the way to where the view is now are no longer wanted."""
-        self.session.note_interaction()
         if not self.model.listing:
             return
         top, bottom = self.table.rowAt(0), self.table.rowAt(self.table.viewport().height() - 1)
