@@ -1,36 +1,43 @@
 """MemLens engine: the append-only memory archive, absorb pipeline and hybrid search.
 
-Front ends (CLI, HTTP, MCP, GUI) use only the names exported here.
+Front ends (CLI, HTTP, MCP, GUI) use only the names exported here; import-linter contracts in
+pyproject.toml hold them to it.
 """
 
 from engine.absorb.pairs import PairDecision, classify_pairs
 from engine.absorb.planner import RawItem
+from engine.agents.profile import FILES as PROFILE_FILES
+from engine.agents.profile import MAX_FILE_CHARS as PROFILE_MAX_FILE_CHARS
 from engine.agents.profile import Profile, ProfileFile, ProfileVersion
-from engine.agents.snapshot import Snapshot
+from engine.agents.snapshot import MAX_CHARS as SNAPSHOT_MAX_CHARS
+from engine.agents.snapshot import MIN_CHARS as SNAPSHOT_MIN_CHARS
+from engine.agents.snapshot import MAX_SESSION_ID, Snapshot
 from engine.changes import ChangeRecord
-from engine.clock import fixed_clock, format_time, parse_time, system_clock
-from engine.config import Settings, load_settings
+from engine.clock import Clock, fixed_clock, format_time, parse_time, system_clock
+from engine.config import Settings, host_and_port, load_settings
 from engine.errors import (Conflict, EmbeddingUnavailable, InvalidInput, MemLensError, NotFound, PlanError,
                            SecretRejected, StoreError)
 from engine.graph.entity_graph import Entity, Relation
-from engine.graph.queries import GraphPath, Match, Neighbor
+from engine.graph.queries import MAX_HOPS, GraphPath, Match, Neighbor, walk_text
 from engine.history.audit import AuditFilter
 from engine.history.reading import Reading
 from engine.history.replay import Replay
 from engine.history.timeline import ConfidenceCurve, Link, Timeline, Version
+from engine.housekeeping.abstract import Report as AbstractReport
 from engine.io.importers import IMPORT_FORMATS
+from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
 from engine.io.stream import ImportRun
 from engine.memory import Memory
 from engine.paths import config_path_for, default_memory_path
-from engine.plans.curation import ACTIONS as CHANGE_ACTIONS
 from engine.plans.curation import Contradiction, Edge
 from engine.resources import resource_path
 from engine.search.hybrid import Hit, SearchFilters
-from engine.search.service import Timing
+from engine.search.service import MAX_QUERY_CHARS, MAX_TOP_K, Timing
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
-from engine.vocabulary import ENTITY_TYPES, KINDS, LINK_TYPES, MAX_ITEMS, OUTCOMES, READ_MODES, SCOPES, STATUSES
+from engine.vocabulary import (CHANGE_ACTIONS, CLASSIFICATIONS, EDGE_TYPES, ENTITY_TYPES, KINDS, LINK_TYPES, MAX_ID,
+                               MAX_ITEMS, OUTCOMES, PLAN_STATUSES, READ_MODES, SCOPES, STATUSES)
 
 __all__ = [
     "Memory", "Settings", "load_settings", "SearchFilters", "Hit", "Fact", "Plan", "PlanItem", "PlanSummary",
@@ -45,4 +52,10 @@ __all__ = [
     "Profile", "ProfileFile", "ProfileVersion", "Snapshot", "Conflict",
     "IMPORT_FORMATS", "ChangeRecord", "Replay", "LINK_TYPES", "Timing",
     "Verification", "classify_pairs", "PairDecision",
+    # The vocabulary (engine/vocabulary.py) and the limits each face's schemas and choices show.
+    "EDGE_TYPES", "PLAN_STATUSES", "CLASSIFICATIONS", "MAX_ID", "MAX_QUERY_CHARS", "MAX_TOP_K", "MAX_HOPS",
+    "MAX_INPUT_BYTES", "MAX_SESSION_ID", "SNAPSHOT_MAX_CHARS", "SNAPSHOT_MIN_CHARS", "PROFILE_FILES",
+    "PROFILE_MAX_FILE_CHARS",
+    # What the faces (CLI, HTTP, MCP) need beyond the records: clocks, the server's address, JSONL input.
+    "Clock", "host_and_port", "walk_text", "open_input", "read_records", "AbstractReport",
 ]

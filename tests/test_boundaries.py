@@ -1,4 +1,5 @@
 """The engine runs without Qt: checked by import-linter and by importing it with Qt blocked.
+The faces (CLI, HTTP, MCP) and the GUI reach the engine only through ``engine``: import-linter.
 Only engine/store/ runs SQL: checked by walking the AST of every engine module."""
 
 from __future__ import annotations
@@ -34,6 +35,20 @@ def test_import_linter_contracts_hold() -> None:
     result = subprocess.run([str(lint)], capture_output=True, text=True, cwd=ROOT, timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "KEPT" in result.stdout
+
+
+def test_the_faces_contract_forbids_every_internal_module() -> None:
+    """A module added to engine/ later is internal too: the faces may not import it directly."""
+    import pkgutil
+    import tomllib
+
+    import engine
+
+    contracts = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["tool"]["importlinter"]["contracts"]
+    faces = [c for c in contracts if c.get("source_modules") == ["engine.faces"]]
+    assert len(faces) == 1 and faces[0]["type"] == "forbidden"
+    internal = {f"engine.{m.name}" for m in pkgutil.iter_modules(engine.__path__) if m.name != "faces"}
+    assert set(faces[0]["forbidden_modules"]) == internal
 
 
 SQL_CALLS = frozenset({"execute", "executemany", "executescript"})

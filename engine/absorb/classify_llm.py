@@ -18,8 +18,8 @@ from engine.config import MemorySettings
 from engine.models.llm import LLMClient, LLMError
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import Incoming
+from engine.vocabulary import CLASSIFICATIONS
 
-OUTCOMES = ("duplicate", "supersede", "contradict", "related", "new")
 SYSTEM = (
     "You maintain an agent's long-term memory. Compare a NEW fact with numbered EXISTING facts and choose "
     "exactly one outcome: duplicate (says the same as one existing fact), supersede (a newer value of the same "
@@ -39,7 +39,7 @@ def _decision(answer: object, candidates: list[Candidate]) -> Decision:
     if not isinstance(answer, dict):
         raise LLMError("bad_shape", "expected a JSON object")
     outcome, number, reason = answer.get("outcome"), answer.get("candidate"), answer.get("reason")
-    if outcome not in OUTCOMES:
+    if outcome not in CLASSIFICATIONS:
         raise LLMError("bad_shape", f"unknown outcome {str(outcome)[:30]!r}")
     if not isinstance(reason, str) or not reason.strip() or first_secret(reason):
         raise LLMError("bad_shape", "missing or unusable reason")

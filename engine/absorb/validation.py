@@ -18,7 +18,8 @@ from engine.clock import SECONDS_PER_DAY, parse_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, SecretRejected
 from engine.safe_names import shown_name
-from engine.store.decay import KINDS, SCOPES, initial_confidence
+from engine.store.decay import initial_confidence
+from engine.vocabulary import KINDS, SCOPES
 from engine.store.migrations import ENTITY_TYPES
 from engine.store.records import normalise_text
 

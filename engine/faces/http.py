@@ -35,11 +35,9 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException
 
-from engine.clock import Clock, system_clock
-from engine.config import Settings, host_and_port
-from engine.errors import Conflict, EmbeddingUnavailable, MemLensError, NotFound, PlanError, StoreError
+from engine import (Clock, Conflict, EmbeddingUnavailable, MemLensError, Memory, NotFound, PlanError, Settings,
+                    StoreError, host_and_port, system_clock)
 from engine.faces.http_routes import router
-from engine.memory import Memory
 
 log = logging.getLogger("memlens.http")
 access_log = logging.getLogger("memlens.http.access")

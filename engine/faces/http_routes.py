@@ -14,12 +14,9 @@ from fastapi import APIRouter, Body, Path, Query, Request
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.faces import serialize
-from engine.clock import parse_time
-from engine.memory import Memory
-from engine.search.service import MAX_QUERY_CHARS, MAX_TOP_K
-from engine.search.hybrid import SearchFilters
-from engine.vocabulary import KINDS, LINK_TYPES, MAX_ID, MAX_ITEMS, PLAN_STATUSES, READ_MODES, SCOPES, STATUSES
-from engine.agents.snapshot import MAX_CHARS, MAX_SESSION_ID, MIN_CHARS
+from engine import (KINDS, LINK_TYPES, MAX_ID, MAX_ITEMS, MAX_QUERY_CHARS, MAX_SESSION_ID, MAX_TOP_K, Memory,
+                    PLAN_STATUSES, READ_MODES, SCOPES, SNAPSHOT_MAX_CHARS, SNAPSHOT_MIN_CHARS, STATUSES,
+                    SearchFilters, parse_time)
 
 Scope = Literal[SCOPES]
 Kind = Literal[KINDS]
@@ -91,7 +88,7 @@ class ApplyRequest(Strict):
 class SnapshotRequest(Strict):
     session_id: str = Field(min_length=1, max_length=MAX_SESSION_ID)
     query: str | None = Field(None, max_length=MAX_QUERY_CHARS)
-    max_chars: int | None = Field(None, ge=MIN_CHARS, le=MAX_CHARS)
+    max_chars: int | None = Field(None, ge=SNAPSHOT_MIN_CHARS, le=SNAPSHOT_MAX_CHARS)
 
 
 class ProfileSave(Strict):

@@ -23,14 +23,9 @@ from mcp.shared.message import SessionMessage
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
-from engine.clock import Clock, parse_time, system_clock
-from engine.config import Settings
-from engine.errors import MemLensError
+from engine import (Clock, LINK_TYPES, MAX_ID, MAX_ITEMS, MAX_QUERY_CHARS, MAX_TOP_K, MemLensError, Memory,
+                    READ_MODES, SCOPES, SearchFilters, Settings, parse_time, system_clock)
 from engine.faces import serialize
-from engine.memory import Memory
-from engine.search.hybrid import SearchFilters
-from engine.search.service import MAX_QUERY_CHARS, MAX_TOP_K
-from engine.vocabulary import LINK_TYPES, MAX_ID, MAX_ITEMS, READ_MODES, SCOPES
 
 T = TypeVar("T")
 INSTRUCTIONS = (

@@ -9,20 +9,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable
 
-from engine.agents.profile import Profile, ProfileFile, ProfileVersion
-from engine.agents.snapshot import Snapshot
-from engine.changes import ChangeRecord
-from engine.clock import format_time
-from engine.graph.queries import GraphPath, Match, Neighbor
-from engine.history.reading import Reading
-from engine.history.replay import Replay
-from engine.housekeeping.abstract import Report
-from engine.plans.curation import Contradiction, Edge
-from engine.search.hybrid import Hit
-from engine.search.service import Timing
-from engine.store.plans import Plan, PlanSummary
-from engine.store.records import Fact, JournalEntry
-from engine.store.verify import Verification
+from engine import (AbstractReport, ChangeRecord, Contradiction, Edge, Fact, GraphPath, Hit, JournalEntry, Match,
+                    Neighbor, Plan, PlanSummary, Profile, ProfileFile, ProfileVersion, Reading, Replay, Snapshot,
+                    Timing, Verification, format_time)
 
 Json = dict[str, Any]
 
@@ -97,7 +86,7 @@ def path(a: str, b: str, found: GraphPath | None) -> Json:
     return {"a": a, "b": b, "path": None if found is None else found.to_dict()}
 
 
-def abstract_report(report: Report) -> Json:
+def abstract_report(report: AbstractReport) -> Json:
     return report.to_dict()  # its "plan" is Plan.to_dict: the same plan shape as everywhere
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.config import MemorySettings
-from engine.store.decay import STATUSES
+from engine.vocabulary import STATUSES
 from engine.errors import InvalidInput, SecretRejected
 from engine.store.ids import check_id
 from engine.store.migrations import EDGE_TYPES

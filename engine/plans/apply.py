@@ -25,6 +25,7 @@ from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
 from engine.store.edges import has_edge
 from engine.store.facts_read import status_of, tags_column
+from engine.vocabulary import EDGE_TYPES
 from engine.store.records import (active_hash_owners, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
                                   stored_list, update_fact, write_reinforcements)
 
@@ -35,8 +36,6 @@ CHECKED = ("tags", "last_reinforced", "confidence", "access_count", "expires_at"
 # content_hash: the journal's hash chain commits to it, and a fact's never changes.
 REINFORCE_COLUMNS = "status, confidence, reinforcement_count, last_reinforced, evidence, content_hash"
 TARGET_COLUMNS = "status, reinforcement_count, evidence, content_hash, " + ", ".join(CHECKED)
-# Edge types a plan item may add by itself; ``supersedes`` always comes with a status change.
-LINK_TYPES = ("contradicts", "related", "derived_from", "distilled_from", "summarises", "supersedes")
 # Journal details as ``records.journal`` writes them; one encoder, not one per row (json.dumps with options).
 _journal_json = encoder(ensure_ascii=False, sort_keys=True)
 
@@ -210,7 +209,7 @@ class PlanWriter:
     def _add_edges(self, it: PlanItem) -> None:
         """The item's extra edges, from its fact to existing facts, each journaled on the source fact."""
         for edge in it.edges:
-            if edge["type"] not in LINK_TYPES:
+            if edge["type"] not in EDGE_TYPES:  # any; ``supersedes`` always comes with a status change
                 raise PlanError(f"item {it.index}: edge type {edge['type']!r} cannot be added by a plan item")
             if edge_exists(self.db, it.fact_id, edge["to_id"], edge["type"]):
                 continue  # a reinforced fact may already carry it (abstract finding a derived fact again)

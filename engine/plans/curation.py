@@ -25,9 +25,8 @@ from engine.store.edges import edge_rows_of, open_contradiction_rows
 from engine.store.records import Fact, active_hash_owners, content_hash, fact_columns, load_facts
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import FIELDS, validate
+from engine.vocabulary import CHANGE_ACTIONS, LINK_TYPES
 
-ACTIONS = ("archive", "link", "retag", "supersede", "prefer")
-PROPOSE_LINK_TYPES = ("contradicts", "related")
 _KIND = re.compile(r"[a-z][a-z0-9_-]{0,31}")
 MAX_REASON = 500
 MAX_CHANGES = 1000
@@ -139,8 +138,8 @@ class ChangePlanner:
         if not isinstance(change, dict):
             raise InvalidInput("each change must be an object with an 'action'")
         action = change.get("action")
-        if action not in ACTIONS:
-            raise InvalidInput(f"action must be one of {', '.join(ACTIONS)}")
+        if action not in CHANGE_ACTIONS:
+            raise InvalidInput(f"action must be one of {', '.join(CHANGE_ACTIONS)}")
         return getattr(self, f"_{action}")(index, change)
 
     def _fact(self, fact_id: int, active: bool = True) -> sqlite3.Row:
@@ -173,8 +172,8 @@ class ChangePlanner:
     def _link(self, index: int, change: dict[str, Any]) -> PlanItem:
         self._allowed(change, {"type", "from_id", "to_id", "reason"})
         edge_type = change.get("type")
-        if edge_type not in PROPOSE_LINK_TYPES:
-            raise InvalidInput(f"link type must be one of {', '.join(PROPOSE_LINK_TYPES)}")
+        if edge_type not in LINK_TYPES:
+            raise InvalidInput(f"link type must be one of {', '.join(LINK_TYPES)}")
         src, dst = _fact_id(change, "from_id"), _fact_id(change, "to_id")
         if src == dst:
             raise InvalidInput(f"a fact cannot be linked to itself (fact {src})")

@@ -11,8 +11,6 @@ import numpy as np
 
 from engine.clock import SECONDS_PER_DAY
 
-from engine.vocabulary import KINDS, SCOPES, STATUSES  # noqa: F401  (re-exported where decay is imported)
-
 # kind -> (lambda per day, initial confidence), from seed 003.
 KIND_DECAY: dict[str, tuple[float, float]] = {
     "explicit": (0.05, 0.4),

@@ -12,7 +12,7 @@ from __future__ import annotations
 import sqlite3
 from typing import Callable
 
-from engine.vocabulary import EDGE_TYPES, ENTITY_TYPES, PLAN_STATUSES  # noqa: F401  (the CHECKs below use them)
+from engine.vocabulary import EDGE_TYPES, ENTITY_TYPES, KINDS, PLAN_STATUSES, SCOPES, STATUSES
 
 
 def _in(values: tuple[str, ...]) -> str:
@@ -37,14 +37,14 @@ def _forbid_update(table: str, columns: tuple[str, ...], what: str) -> str:
 
 def create_archive() -> str:
     """Version 1: facts with FTS5, edges, entities, journal and plans."""
-    statuses = _in(("active", "superseded", "archived", "expired"))
+    statuses = _in(STATUSES)
     return f"""
         CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
         CREATE TABLE facts (
             id INTEGER PRIMARY KEY AUTOINCREMENT,
             text TEXT NOT NULL,
-            scope TEXT NOT NULL CHECK (scope IN {_in(("agent", "user", "run"))}),
-            kind TEXT NOT NULL CHECK (kind IN {_in(("explicit", "user_preference", "episodic", "derived"))}),
+            scope TEXT NOT NULL CHECK (scope IN {_in(SCOPES)}),
+            kind TEXT NOT NULL CHECK (kind IN {_in(KINDS)}),
             subject TEXT, predicate TEXT, object TEXT,
             confidence REAL NOT NULL CHECK (confidence BETWEEN 0 AND 1),
             importance REAL NOT NULL DEFAULT 0.5 CHECK (importance BETWEEN 0 AND 1),

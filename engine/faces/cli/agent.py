@@ -18,9 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.faces.cli.options import add_output_options
-from engine.clock import format_time
-from engine.errors import InvalidInput, MemLensError
-from engine.agents.profile import FILES, MAX_FILE_CHARS
+from engine import InvalidInput, MemLensError, PROFILE_FILES, PROFILE_MAX_FILE_CHARS, format_time
 from engine.faces import serialize
 from engine.faces.cli import render
 
@@ -42,7 +40,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
     actions = p.add_subparsers(dest="action", required=True, metavar="ACTION", parser_class=parser_class)
     q = actions.add_parser("show", help="both files, their sizes against the budget, and versions",
                            description="Show MEMORY.md and USER.md with their versions and the budget.")
-    q.add_argument("name", nargs="?", choices=FILES, help="only this file (prints its text alone)")
+    q.add_argument("name", nargs="?", choices=PROFILE_FILES, help="only this file (prints its text alone)")
     add_output_options(q)
     q.set_defaults(run=profile_show)
     q = actions.add_parser("edit", help="replace one file's text from a path, stdin, or $EDITOR",
@@ -115,7 +113,7 @@ def profile_show(ctx: Any, args: argparse.Namespace) -> int:
 def _read_text(source: str) -> str:
     """A UTF-8 text from a path or stdin; anything else is a one-line error, and nothing is saved."""
     try:
-        data = sys.stdin.buffer.read(4 * MAX_FILE_CHARS + 1) if source == "-" else \
+        data = sys.stdin.buffer.read(4 * PROFILE_MAX_FILE_CHARS + 1) if source == "-" else \
             Path(source).read_bytes()
     except OSError as err:
         raise MemLensError(f"cannot read {source}: {err.strerror}") from None

@@ -7,10 +7,9 @@ import json
 import sys
 from typing import Any
 
-from engine.absorb.pairs import classify_pairs
+from engine import classify_pairs, read_records
 from engine.faces.cli.commands import EXIT_FAILED, EXIT_OK, EXIT_SOME_REFUSED, Context, binary_input
 from engine.faces.cli.options import add_output_options
-from engine.io.jsonl import read_records
 
 
 def add_classify(sub: argparse._SubParsersAction) -> None:

@@ -16,13 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine.clock import Clock, parse_time
-from engine.config import Settings
-from engine.errors import InvalidInput
-from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
-from engine.io.stream import ImportRun
-from engine.memory import Memory
-from engine.search.hybrid import SearchFilters
+from engine import (Clock, ImportRun, InvalidInput, MAX_INPUT_BYTES, Memory, SearchFilters, Settings, open_input,
+                    parse_time, read_records)
 from engine.faces import serialize
 from engine.faces.cli import render
 from engine.faces.cli.interrupt import EXIT_INTERRUPTED, line_progress, stop_between_chunks

@@ -6,12 +6,11 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.clock import format_time
+from engine import LINK_TYPES, format_time
 from engine.faces import serialize
 from engine.faces.cli import render
 from engine.faces.cli.commands import Context, iso_time, report_plan
 from engine.faces.cli.options import add_output_options, add_write_options
-from engine.vocabulary import LINK_TYPES
 
 
 def _keep(value: str) -> int | str:

@@ -11,7 +11,7 @@ import argparse
 from importlib.metadata import entry_points
 from typing import Any
 
-from engine.errors import MemLensError
+from engine import MemLensError
 
 GROUP = "memlens.frontends"
 

@@ -6,8 +6,7 @@ import argparse
 from typing import Any, Sequence
 
 from engine.faces.cli.options import add_output_options
-from engine.graph.queries import MAX_HOPS, walk_text
-from engine.store.migrations import ENTITY_TYPES
+from engine import ENTITY_TYPES, MAX_HOPS, walk_text
 from engine.faces import serialize
 from engine.faces.cli.render import emit_json
 

@@ -14,9 +14,8 @@ from pathlib import Path
 from typing import NoReturn, Sequence
 
 from engine.faces.cli.options import add_output_options, add_write_options
-from engine.clock import fixed_clock, system_clock
-from engine.config import load_settings
-from engine.errors import MemLensError
+from engine import (IMPORT_FORMATS, KINDS, MemLensError, READ_MODES, SCOPES, STATUSES, config_path_for,
+                    default_memory_path, fixed_clock, load_settings, system_clock)
 from engine.faces.cli import commands
 from engine.faces.cli.agent import add_agent
 from engine.faces.cli.classify import add_classify
@@ -25,10 +24,6 @@ from engine.faces.cli.frontends import add_gui
 from engine.faces.cli.graph import add_graph
 from engine.faces.cli.housekeeping import add_housekeeping
 from engine.faces.cli.verify import add_verify
-from engine.history.reading import MODES
-from engine.io.importers import IMPORT_FORMATS
-from engine.paths import config_path_for, default_memory_path
-from engine.store.decay import KINDS, SCOPES, STATUSES
 
 
 class Parser(argparse.ArgumentParser):
@@ -79,7 +74,7 @@ def _add_reading(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("get", help="read a fact by id: active, latest version, or full history",
                        description="Read a fact by id in one of three modes.")
     p.add_argument("id", type=int, help="fact id")
-    p.add_argument("--mode", choices=MODES, default="active",
+    p.add_argument("--mode", choices=READ_MODES, default="active",
                    help="active (the record if current), latest (newest version), full_history (every version)")
     add_output_options(p)
     p.set_defaults(run=commands.get)

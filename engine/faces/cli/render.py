@@ -7,12 +7,8 @@ import shutil
 import sys
 from typing import Any, Iterable
 
-from engine.clock import format_time
+from engine import Fact, Hit, JournalEntry, Plan, PlanSummary, Reading, format_time
 from engine.faces import serialize
-from engine.history.reading import Reading
-from engine.store.plans import Plan, PlanSummary
-from engine.store.records import Fact, JournalEntry
-from engine.search.hybrid import Hit
 
 
 def emit_json(value: Any) -> None:
