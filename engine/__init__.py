@@ -22,7 +22,7 @@ from engine.graph.queries import MAX_HOPS, GraphPath, Match, Neighbor, walk_text
 from engine.history.audit import AuditFilter
 from engine.history.reading import Reading
 from engine.history.replay import Replay
-from engine.history.timeline import AsOf, ConfidenceCurve, Link, Timeline, Version
+from engine.history.timeline import ConfidenceCurve, Link, Timeline, Version
 from engine.housekeeping.abstract import Report as AbstractReport
 from engine.io.importers import IMPORT_FORMATS
 from engine.io.jsonl import MAX_INPUT_BYTES, open_input, read_records
@@ -44,7 +44,7 @@ __all__ = [
     "ImportRun", "MAX_ITEMS",
     "Reading", "JournalEntry", "RawItem", "OUTCOMES", "READ_MODES",
     "MemLensError", "InvalidInput", "SecretRejected", "StoreError", "NotFound", "PlanError", "EmbeddingUnavailable",
-    "Timeline", "Version", "Link", "AsOf", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
+    "Timeline", "Version", "Link", "ConfidenceCurve", "KINDS", "SCOPES", "STATUSES",
     "resource_path", "default_memory_path", "config_path_for",
     "Entity", "Relation", "Neighbor", "Match", "GraphPath", "ENTITY_TYPES",
     "fixed_clock", "system_clock", "parse_time", "format_time",

@@ -37,6 +37,7 @@ from engine.models.llm import LLMClient
 from engine.history.replay import Replay
 from engine.plans.acts import Curation
 from engine.plans.curation import Contradiction, Edge
+from engine.agents import profile as profile_files
 from engine.plans.service import PlanService, Progress
 from engine.search.hybrid import Hit, SearchFilters
 from engine.search.index_sync import IndexSync
@@ -55,8 +56,11 @@ class Memory:
 
     def __init__(self, path: Path | str, settings: Settings | None = None, *, clock: Clock = system_clock,
                  actor: str = "api", embedder: Embedder | None = None, create: bool = True) -> None:
+        new_file = create and not Path(path).expanduser().exists()
         self.store = Store.open(path, create=create)
         self.context = Context(self.store, settings or Settings(), clock, actor, embedder)
+        if new_file and not self.context.settings.memory.profile_dir:
+            profile_files.claim_own_folder(self.store.path)
         self._llm_client: LLMClient | None = None
         ctx = self.context
         self.index = IndexSync(self.store, lambda: ctx.model_id, ctx.default_dim,
@@ -235,6 +239,10 @@ class Memory:
         """Write every fact (all statuses) with its edges as JSONL; returns the number of facts."""
         return self.transfers.export(stream)
 
+    def export_to(self, path: Path | str) -> int:
+        """``export`` into a file (never a memory file or another SQLite database); returns the count."""
+        return self.transfers.export_to(Path(path))
+
     def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
                     progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
                     chunk_chars: int | None = None, source_label: str | None = None) -> ImportRun:
@@ -319,7 +327,7 @@ class Memory:
 
     def timeline(self, fact_id: int) -> timeline.Timeline:
         """The fact's versions, the contradictions and related facts touching them, and each one's
-        status changes over time (``Timeline.state_at`` for "as of" views)."""
+        status changes over time, as drawn; ``timeline_as_of`` says what held at a moment."""
         return self.reader.timeline(fact_id)
 
     def timeline_as_of(self, fact_id: int, when: float | None = None) -> Replay:

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from PySide6.QtCore import QObject, QSettings
-from PySide6.QtWidgets import QFileDialog, QMessageBox, QWidget
+from PySide6.QtWidgets import QMessageBox, QWidget
 
 from engine import MAX_ITEMS, ImportRun, MemLensError, Memory, Plan, resource_path
 
 from gui.dialogs.import_dialog import ImportDialog
+from gui.file_dialogs import ask_path
 from gui.dialogs.plan_review import PlanReview, propose
 from gui.ops import Progress
 from gui.session import Session
@@ -46,20 +47,19 @@ class FileActions(QObject):
 
     # -- opening -------------------------------------------------------------------------
     def open_dialog(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self.window, "Open memory", self._folder(), MEMORY_FILTER)
-        if path:
-            self._leave_then(lambda: self.session.open(path))
+        self.last_prompt = ask_path(self.window, "Open memory", self._folder(),
+                                    lambda path: self._leave_then(lambda: self.session.open(path)), MEMORY_FILTER)
 
     def new_dialog(self) -> None:
-        path, _ = QFileDialog.getSaveFileName(self.window, "New memory", str(Path(self._folder()) / "memory.sqlite"),
-                                              MEMORY_FILTER)
-        if not path:
-            return
-        if Path(path).exists():
-            self.message("Not created", f"{path} already exists. Open it instead, or choose another name: "
-                                        f"MemLens never overwrites a memory file.")
-            return
-        self._leave_then(lambda: self.session.open(path, create=True))
+        def create(path: str) -> None:
+            if Path(path).exists():
+                self.message("Not created", f"{path} already exists. Open it instead, or choose another name: "
+                                            f"MemLens never overwrites a memory file.")
+                return
+            self._leave_then(lambda: self.session.open(path, create=True))
+
+        self.last_prompt = ask_path(self.window, "New memory", self._folder(), create, MEMORY_FILTER, save=True,
+                                    select="memory.sqlite")
 
     def _leave_then(self, open_it: Callable[[], Any]) -> None:
         if self.session.is_open:
@@ -179,20 +179,11 @@ class FileActions(QObject):
     def export_dialog(self) -> None:
         if not self.session.is_open:
             return
-        suggested = str(Path(self._folder()) / f"{self.session.path.stem}.jsonl")
-        path, _ = QFileDialog.getSaveFileName(self.window, "Export JSONL", suggested, JSONL_FILTER)
-        if path:
-            self.export_to(Path(path))
+        self.last_prompt = ask_path(self.window, "Export JSONL", self._folder(), lambda path: self.export_to(Path(path)),
+                                    JSONL_FILTER, save=True, select=f"{self.session.path.stem}.jsonl")
 
     def export_to(self, path: Path) -> None:
-        def work(memory: Memory) -> int:
-            partial = path.with_name(path.name + ".partial")
-            with partial.open("w", encoding="utf-8") as stream:
-                count = memory.export(stream)
-            os.replace(partial, path)
-            return count
-
-        self.session.call(work, lambda n: self.message("Exported", f"{n:,} facts written to {path}"),
+        self.session.call(lambda m: m.export_to(path), lambda n: self.message("Exported", f"{n:,} facts written to {path}"),
                           label="Exporting", on_error=lambda msg: self.message("Export failed", msg))
 
     # -- helpers -------------------------------------------------------------------------

@@ -63,6 +63,8 @@ class MainWindow(QMainWindow):
         self.search_split.setStretchFactor(1, 2)
         self.search_split.setChildrenCollapsible(False)
         self.inspector.setMinimumWidth(INSPECTOR_MIN_WIDTH)
+        # Keyboard: search box, Down into the results, Tab to the selected fact's actions.
+        QWidget.setTabOrder(self.search.table, self.inspector.buttons["version"])
         self.search_split.setSizes([840, 560])
         self.tabs = QTabWidget()
         self.tabs.setDocumentMode(True)

@@ -1,7 +1,11 @@
 """The profile: MEMORY.md and USER.md, the small stable text an agent reads first (DESIGN §8).
 
 The two files live beside the memory file (or in ``[memory] profile_dir``) so a person can
-also edit them in any editor. That is why every save is a compare-and-swap: the caller
+also edit them in any editor. A memory file created in a folder that already holds a profile or
+another memory gets a folder of its own instead, ``<name>.profile/`` beside it, so two memories in
+one folder never share one profile; a memory whose folder has that ``.profile`` folder uses it.
+Files made before that rule may still share the profile beside them: ``Profile.shared_with``
+names the other memories, so the front ends can say so. That is why every save is a compare-and-swap: the caller
 passes the version it read (a hash of the bytes on disk), and a file changed since is
 refused rather than overwritten. Writes go to a temporary file in the same folder and
 replace the old one with ``os.replace``, so a crash leaves either the old or the new text.
@@ -29,6 +33,8 @@ from engine.store import profile_rows
 from engine.store.records import journal
 
 FILES = ("MEMORY.md", "USER.md")
+OWN_FOLDER_SUFFIX = ".profile"
+MEMORY_SUFFIXES = (".sqlite", ".sqlite3", ".db", ".memlens")
 ABSENT = "absent"  # the version of a file that does not exist yet
 MAX_FILE_CHARS = 65_536  # a hard cap per file; the budget (a warning) is far below it
 _MAX_READ_BYTES = 4 * MAX_FILE_CHARS
@@ -63,6 +69,7 @@ class Profile:
     files: tuple[ProfileFile, ...]
     budget: int
     changes: ChangeRecord | None = None  # set on the profile a save returns: what the save wrote
+    shared_with: tuple[Path, ...] = ()  # other memory files whose profile is this same folder
 
     @property
     def total(self) -> int:
@@ -87,6 +94,7 @@ class Profile:
     def to_dict(self) -> dict[str, Any]:
         return {"folder": str(self.folder), "budget": self.budget, "total": self.total,
                 "over_budget": self.over_budget, "warning": self.warning,
+                "shared_with": [str(p) for p in self.shared_with],
                 "files": [f.to_dict() for f in self.files]}
 
 
@@ -118,12 +126,49 @@ def canonical_name(name: Any) -> str:
 
 
 def folder_for(memory_path: Path, profile_dir: str) -> Path:
-    """Where the files live: ``profile_dir`` (relative to the memory's folder), else beside the memory."""
+    """Where the files live: ``profile_dir`` (relative to the memory's folder), else the memory's own
+    ``<name>.profile`` folder when it has one, else beside the memory."""
     here = Path(os.path.abspath(memory_path)).parent  # absolute, so messages name a real place
     if not profile_dir:
-        return here
+        own = own_folder(memory_path)
+        return own if own.is_dir() else here
     folder = Path(profile_dir).expanduser()
     return folder if folder.is_absolute() else here / folder
+
+
+def own_folder(memory_path: Path) -> Path:
+    path = Path(os.path.abspath(memory_path))
+    return path.with_name(path.stem + OWN_FOLDER_SUFFIX)
+
+
+def _memories_in(folder: Path) -> list[Path]:
+    """Memory files in ``folder`` by name (a listing only: none of them is opened)."""
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix.lower() in MEMORY_SUFFIXES and p.is_file())
+    except OSError:
+        return []
+
+
+def claim_own_folder(memory_path: Path) -> None:
+    """Called once when a memory file is created: if its folder already holds a profile or another
+    memory, the new file's profile gets a folder of its own, so the two never share one."""
+    path = Path(os.path.abspath(memory_path))
+    here = path.parent
+    crowded = any((here / name).exists() for name in FILES) or any(p != path for p in _memories_in(here))
+    if crowded:
+        try:
+            own_folder(path).mkdir(exist_ok=True)
+        except OSError:
+            pass  # a read-only folder: the profile stays beside it, and shared_with says with whom
+
+
+def sharing(memory_path: Path, folder: Path, profile_dir: str) -> tuple[Path, ...]:
+    """Other memory files in the same folder that read their profile from ``folder`` too (by the
+    default rule; a ``profile_dir`` names a folder on purpose, so it is never reported)."""
+    if profile_dir:
+        return ()
+    path = Path(os.path.abspath(memory_path))
+    return tuple(p for p in _memories_in(path.parent) if p != path and folder_for(p, "") == folder)
 
 
 def version_of(data: bytes) -> str:

@@ -35,7 +35,10 @@ class AgentFiles:
         return profile_files.folder_for(self._ctx.path, self._ctx.settings.memory.profile_dir)
 
     def profile(self) -> Profile:
-        return profile_files.read_profile(self.folder, self._ctx.settings.memory.profile_budget)
+        folder, settings = self.folder, self._ctx.settings.memory
+        profile = profile_files.read_profile(folder, settings.profile_budget)
+        shared = profile_files.sharing(self._ctx.path, folder, settings.profile_dir)
+        return dataclasses.replace(profile, shared_with=shared) if shared else profile
 
     def save(self, name: str, text: str, expected_version: str) -> Profile:
         name = profile_files.canonical_name(name)

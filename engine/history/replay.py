@@ -25,8 +25,9 @@ MAX_REACH = 500  # facts followed through edges from the asked one; chains are s
 
 @dataclass(frozen=True)
 class Replay:
-    """The chain of versions as of ``when`` (oldest first), each version's status then, the id
-    current then, and the contradictions open then as (older id, newer id) pairs."""
+    """The chain of versions written by ``when`` (oldest first), each version's status then, the id
+    current then, and the contradictions open then as (older id, newer id) pairs. Asked about a fact
+    not written yet, the chain is that of its newest older version written by then."""
     fact_id: int
     when: float
     versions: list[int]
@@ -67,7 +68,9 @@ def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
             if at <= when and facts.get(src) and facts.get(dst)
             and facts[src].created_at <= when and facts[dst].created_at <= when]
     statuses = _statuses(db, facts, when)
-    versions = _chain(fact_id, [(src, dst) for kind, src, dst in live if kind == "supersedes"])
+    start = _written_by(fact_id, facts, [(src, dst) for kind, src, dst, _at in dated if kind == "supersedes"], when)
+    versions = [v for v in _chain(start, [(src, dst) for kind, src, dst in live if kind == "supersedes"])
+                if statuses.get(v) is not None]
     active = [v for v in versions if statuses.get(v) == "active"]
     settled = {frozenset((src, dst)) for kind, src, dst in live if kind == "related"}
     chain_ids = set(versions)
@@ -80,6 +83,17 @@ def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
             pairs.append((older.id, newer.id))
     return Replay(fact_id, when, versions, {v: statuses.get(v) for v in sorted(facts)},
                   active[-1] if active else None, list(dict.fromkeys(pairs)), facts)
+
+
+def _written_by(fact_id: int, facts: dict[int, Fact], supersedes: list[tuple[int, int]], when: float) -> int:
+    """The fact, or when it was not written yet, its newest older version that was: as of a moment
+    before fact 41 existed, its history is that of the version 41 later replaced."""
+    older = {new: old for new, old in supersedes}
+    seen = {fact_id}
+    while facts[fact_id].created_at > when and fact_id in older and older[fact_id] not in seen:
+        fact_id = older[fact_id]
+        seen.add(fact_id)
+    return fact_id
 
 
 def _chain(fact_id: int, supersedes: list[tuple[int, int]]) -> list[int]:

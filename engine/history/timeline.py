@@ -2,9 +2,10 @@
 related facts touching it, each version's status history, and its confidence curve.
 
 Status history is rebuilt from the journal (every status change is journaled
-with before/after), so ``Timeline.state_at(t)`` answers "what did the memory
-say at time t" without any stored snapshot: the audit view of the GUI. Times
-are the ones the facts claim: a backdated import reads as its history says.
+with before/after), which is what the GUI draws. "What did the memory say at
+time t" has one answer, ``replay`` (``Memory.timeline_as_of``), which the CLI,
+HTTP, MCP and the GUI all show. Times are the ones the facts claim: a backdated
+import reads as its history says.
 """
 
 from __future__ import annotations
@@ -41,24 +42,18 @@ class Link:
 
 @dataclass
 class Version:
-    """One record with its status changes, oldest first: ``[(time, status), ...]``."""
+    """One record with its status changes, oldest first: ``[(time, status), ...]``, and when it
+    became this version of its chain (``joined_at``): its creation, or for a fact that existed
+    before it was made the newer version (a resolved contradiction), the moment it was."""
     fact: Fact
     changes: list[tuple[float, str]]
+    joined_at: float = 0.0
 
     def status_at(self, when: float) -> str | None:
         """The record's status at ``when``, or None if it did not exist yet."""
         times = [t for t, _ in self.changes]
         at = bisect_right(times, when)
         return self.changes[at - 1][1] if at else None
-
-
-@dataclass
-class AsOf:
-    """The memory around one fact at a moment."""
-    when: float
-    current: int | None
-    statuses: dict[int, str | None]
-    open_contradictions: list[Link]
 
 
 @dataclass
@@ -89,15 +84,6 @@ class Timeline:
         times = [t for v in self.all_versions() for t, _ in v.changes]
         times += [link.created_at for link in self.links]
         return min(times), max(times)
-
-    def state_at(self, when: float) -> AsOf:
-        statuses = {v.fact.id: v.status_at(when) for v in self.all_versions()}
-        active = [fid for fid in self.chain_ids if statuses.get(fid) == "active"]
-        settled = {frozenset((link.src, link.dst)) for link in self.related if link.created_at <= when}
-        open_ = [link for link in self.contradictions
-                 if link.created_at <= when and statuses.get(link.src) == "active"
-                 and statuses.get(link.dst) == "active" and frozenset((link.src, link.dst)) not in settled]
-        return AsOf(when, active[-1] if active else None, statuses, open_)
 
 
 def _status_changes(db: sqlite3.Connection, facts: dict[int, Fact]) -> dict[int, list[tuple[float, str, int | None]]]:
@@ -142,11 +128,29 @@ def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
     for chain_ in [ids, *other_chains.values()]:
         _date_supersessions(chain_, facts, changes)
     links = [_dated(link, facts) for link in links]
-    version = lambda i: Version(facts[i], [(at, status) for at, status, _ in changes[i]])  # noqa: E731
+    joined = _joined(db, [ids, *other_chains.values()], facts)
+
+    def version(i: int) -> Version:
+        return Version(facts[i], [(at, status) for at, status, _ in changes[i]], joined.get(i, facts[i].created_at))
+
     others = {head: [version(i) for i in c] for head, c in other_chains.items()}
     in_chains = set(ids) | {i for c in other_chains.values() for i in c}
     related = [version(i) for i in dict.fromkeys(related_ids) if i not in in_chains]
     return Timeline(fact_id, [version(i) for i in ids], links, others, related)
+
+
+def _joined(db: sqlite3.Connection, chains: list[list[int]], facts: dict[int, Fact]) -> dict[int, float]:
+    """When each newer version joined its chain: the time of its supersedes edge, counted from the
+    fact's own creation when the plan that wrote the edge also wrote the fact (as ``replay`` does)."""
+    pairs = {(new, old) for chain_ in chains for old, new in zip(chain_, chain_[1:])}
+    joined: dict[int, float] = {}
+    if not pairs:
+        return joined
+    for _type, src, dst, at, plan_id in edges_of_types(db, ("supersedes",), sorted({n for n, _ in pairs})):
+        if (src, dst) in pairs:
+            born = facts[src].created_at
+            joined[src] = born if plan_id is not None and plan_id == facts[src].plan_id else max(born, at)
+    return joined
 
 
 def _date_supersessions(ids: list[int], facts: dict[int, Fact],

@@ -13,6 +13,7 @@ from typing import IO, Any, Iterator
 
 from engine.absorb.planner import RawItem
 from engine.errors import InvalidInput, MemLensError
+from engine.store import in_use
 
 MAX_LINE_BYTES = 1 << 20
 # The cap of an input held whole: an export restored as one plan, standard input spooled, a stream
@@ -78,6 +79,7 @@ def open_input(path: Path, kind: str = "JSONL file") -> IO[bytes]:
     """``path`` opened for reading, or one clear error naming what was expected there."""
     if "\x00" in str(path):  # the OS cannot take it; Python raises ValueError, not OSError
         raise InvalidInput("the path contains a NUL byte")
+    in_use.refuse(path)
     try:
         if path.is_dir():
             raise InvalidInput(f"{path} is a folder, not a {kind}")

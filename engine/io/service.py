@@ -16,6 +16,7 @@ from engine.io.stream import ChunkResult, ImportRun
 from engine.models.heap import release_freed_memory
 from engine.plans.service import PlanService, Progress, Recorder
 from engine.search.index_sync import IndexSync
+from engine.store import in_use
 from engine.store.context import Context
 from engine.store.import_chunks import SourceFile, applied_chunks, applied_overlapping, record_chunk
 from engine.store.plans import Plan
@@ -29,6 +30,30 @@ class Transfers:
     def export(self, stream: IO[str]) -> int:
         with self._ctx.store.guard():
             return transfer.write_export(stream, self._ctx.store.db, self._ctx.clock())
+
+    def export_to(self, path: Path) -> int:
+        """Write the export to ``path`` through a temporary file beside it, so a failure leaves what was
+        there. Refused, before anything is opened: a memory file in use here or one of its files, and
+        any other SQLite database (an export never replaces a memory)."""
+        path = Path(path).expanduser()
+        in_use.refuse(path)
+        if path.is_dir():
+            raise InvalidInput(f"{path} is a folder; name the file to export to")
+        if _is_sqlite(path):
+            raise InvalidInput(f"{path} is a SQLite database, perhaps another memory; an export never "
+                               f"replaces one, so choose another name")
+        partial = path.with_name(path.name + ".partial")
+        try:
+            with partial.open("w", encoding="utf-8") as stream:
+                count = self.export(stream)
+            os.replace(partial, path)
+        except OSError as err:
+            partial.unlink(missing_ok=True)
+            raise MemLensError(f"cannot write {path}: {err.strerror}") from None
+        except BaseException:
+            partial.unlink(missing_ok=True)
+            raise
+        return count
 
     def import_file(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
                     progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
@@ -169,6 +194,15 @@ class Transfers:
                                f"without the profile option")
             texts[name] = (text, mine.version)
         return texts
+
+
+def _is_sqlite(path: Path) -> bool:
+    """Whether ``path`` starts like a SQLite database (read only once ``in_use`` said it is not ours)."""
+    try:
+        with path.open("rb") as handle:
+            return handle.read(16) == b"SQLite format 3\x00"
+    except OSError:
+        return False
 
 
 class _ImportedElsewhere(Exception):

@@ -15,24 +15,22 @@ from pathlib import Path
 from typing import Iterator
 
 from engine.errors import StoreError
+from engine.store import in_use
 from engine.store.migrations import LATEST_VERSION, migrate
 from engine.store.reads import PendingReads, write_reads
 
-SQLITE_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 OUR_TABLES = {"facts", "edges", "journal", "plans"}
 
 
 def _check_file(path: Path) -> None:
+    """Refuse what is plainly not a memory file, with ``stat`` alone: another open of the file
+    would drop this process's SQLite locks on it if it is already open here (see ``in_use``);
+    SQLite itself reads the header (``_schema_version``)."""
     if path.is_dir():
         raise StoreError(f"{path} is a folder, not a memory file")
-    try:
-        with path.open("rb") as handle:
-            header = handle.read(len(SQLITE_HEADER))
-    except PermissionError:
-        raise StoreError(f"{path} cannot be read (permission denied)") from None
-    if header and header != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a SQLite file, so it is not a MemLens memory")
+    if not os.access(path, os.R_OK):
+        raise StoreError(f"{path} cannot be read (permission denied)")
 
 
 def _connect(path: Path, read_only: bool) -> sqlite3.Connection:
@@ -55,6 +53,8 @@ def _schema_version(db: sqlite3.Connection, path: Path) -> int:
         finally:
             db.execute("COMMIT")
     except sqlite3.DatabaseError as err:
+        if "not a database" in str(err):
+            raise StoreError(f"{path} is not a SQLite file, so it is not a MemLens memory") from None
         raise StoreError(f"{path} cannot be read as a SQLite database: {err}") from None
     if version > LATEST_VERSION:
         raise StoreError(f"{path} was written by a newer MemLens (schema {version}; "
@@ -75,6 +75,7 @@ class Store:
         self.read_only = read_only
         self.lock = threading.RLock()
         self.reads = PendingReads()
+        self._registered = True  # in in_use's list from Store.open until the first close
 
     @classmethod
     def open(cls, path: Path | str, create: bool = True) -> "Store":
@@ -88,6 +89,7 @@ class Store:
             raise StoreError(f"cannot create {path}: folder {path.parent} does not exist")
         # A file without write bits is read-only even for root: respect the owner's intent.
         read_only = exists and (not os.access(path, os.W_OK) or not path.stat().st_mode & 0o222)
+        db = None
         try:
             db = _connect(path, read_only)
             version = _schema_version(db, path)
@@ -102,17 +104,27 @@ class Store:
                 # In WAL mode NORMAL cannot corrupt the file; it only skips an fsync per commit.
                 db.execute("PRAGMA synchronous = NORMAL")
             db.execute("PRAGMA foreign_keys = ON")
-        except sqlite3.OperationalError as err:
-            raise StoreError(_explain(path, err)) from None
-        except sqlite3.DatabaseError as err:
-            raise StoreError(f"{path} is damaged or not a SQLite database: {err}") from None
+        except BaseException as err:
+            if db is not None:
+                db.close()  # a file refused is not left open (nor its locks held) until collected
+            if isinstance(err, sqlite3.OperationalError):
+                raise StoreError(_explain(path, err)) from None
+            if isinstance(err, sqlite3.DatabaseError):
+                raise StoreError(f"{path} is damaged or not a SQLite database: {err}") from None
+            raise
+        in_use.register(path)
         return cls(path, db, read_only)
 
     def close(self) -> None:
         with self.lock:
-            self.write_pending_reads()
-            self.reads.take()  # what a busy or read-only file refused is dropped: the file is closing
-            self.db.close()
+            try:
+                self.write_pending_reads()
+                self.reads.take()  # what a busy or read-only file refused is dropped: the file is closing
+                self.db.close()
+            finally:
+                if self._registered:
+                    self._registered = False
+                    in_use.unregister(self.path)
 
     def count_reads(self, fact_ids: list[int], at: float) -> None:
         """Note that these facts were read; the counters are written later (see ``engine/store/reads.py``)."""

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
+from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPlainTextEdit, QPushButton, QVBoxLayout, QWidget)
 
 from engine import SCOPES
+
+from gui.file_dialogs import ask_path
 
 MAX_PASTE = 2_000_000  # characters; a bigger batch belongs in a JSONL file
 
@@ -50,10 +52,8 @@ class AbsorbDialog(QDialog):
         layout.addWidget(self.buttons)
 
     def _pick(self) -> None:
-        path, _ = QFileDialog.getOpenFileName(self, "Absorb JSONL", str(Path.home()),
-                                              "JSON Lines (*.jsonl *.json);;All files (*)")
-        if path:
-            self.use_file(Path(path))
+        self.picker = ask_path(self, "Absorb JSONL", Path.home(), lambda path: self.use_file(Path(path)),
+                               "JSON Lines (*.jsonl *.json);;All files (*)")
 
     def use_file(self, path: Path) -> None:
         self.file = path

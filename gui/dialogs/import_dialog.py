@@ -4,10 +4,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (QComboBox, QDialog, QDialogButtonBox, QFileDialog, QFormLayout, QHBoxLayout, QLabel,
                                QLineEdit, QPushButton, QVBoxLayout, QWidget)
 
 from engine import IMPORT_FORMATS
+
+from gui.file_dialogs import ask_path
 
 HINTS = {"jsonl": "A JSON Lines file: a MemLens export (restored exactly) or one fact object per line.",
          "hermes": "A Hermes MEMORY.md / USER.md, or the folder holding them; entries separated by §.",
@@ -49,18 +52,18 @@ class ImportDialog(QDialog):
         layout.addWidget(self.buttons)
         self.format.currentTextChanged.connect(lambda fmt: self.hint.setText(HINTS.get(fmt, "")))
         self.hint.setText(HINTS["jsonl"])
+        self.path.setFocus(Qt.FocusReason.OtherFocusReason)  # what to import is the first thing to say
 
     def chosen(self) -> tuple[str, Path]:
         return self.format.currentText(), Path(self.path.text().strip()).expanduser()
 
     def _browse(self) -> None:
         if self.format.currentText() in FOLDERS:
-            found = QFileDialog.getExistingDirectory(self, "Import from folder", str(self.start))
+            self.picker = ask_path(self, "Import from folder", self.start, self.path.setText,
+                                   mode=QFileDialog.FileMode.Directory)
         else:
-            found, _ = QFileDialog.getOpenFileName(self, "Import file", str(self.start),
-                                                   "JSON (*.jsonl *.json);;All files (*)")
-        if found:
-            self.path.setText(found)
+            self.picker = ask_path(self, "Import file", self.start, self.path.setText,
+                                   "JSON (*.jsonl *.json);;All files (*)")
 
     def _accept(self) -> None:
         _fmt, path = self.chosen()

@@ -1,9 +1,14 @@
 """A plan's items as a table with a checkbox per item: what a person approves.
 
 Only draft plans are checkable; rejected items never are (there is nothing to
-write). In an applied plan the first column says, for each item, whether it went
-in (✓) or was left out (✗ and greyed): a partly applied plan reads as such.
-Signals: ``selection_changed()`` whenever a box is ticked or cleared.
+write). An item that builds on another (a distill's archive on the fact it
+becomes, an item merged into another) cannot go in without it, so ticking it
+ticks what it needs and clearing an item clears what builds on it, said in
+``note`` before anything is confirmed. In an applied plan the first column says,
+for each item, whether it went in (✓) or was left out (✗ and greyed): a partly
+applied plan reads as such.
+Signals: ``selection_changed()`` whenever a box is ticked or cleared; ``note(str)`` when
+a tick or a clear also changed other items (empty when it did not).
 """
 
 from __future__ import annotations
@@ -49,8 +54,14 @@ def _cells(item: PlanItem, quoted: dict[int, str] | None = None) -> list[str]:
             item.decided_by, reason]
 
 
+def _needs(item: PlanItem) -> set[int]:
+    """The items this one cannot be applied without (``engine.plans.apply.select_items`` refuses it)."""
+    return {i for i in (item.merged_into, item.target_index) if i is not None}
+
+
 class PlanItemsModel(QAbstractTableModel):
     selection_changed = Signal()
+    note = Signal(str)
 
     def __init__(self, parent: Any = None) -> None:
         super().__init__(parent)
@@ -86,11 +97,45 @@ class PlanItemsModel(QAbstractTableModel):
         return self.plan.items[row] if self.plan and 0 <= row < len(self.plan.items) else None
 
     def set_checked(self, indexes: set[int]) -> None:
+        """Tick exactly ``indexes`` and what they build on."""
         if self.plan is None:
             return
-        self.checked = {it.index for it in self.plan.items if it.index in indexes and self._checkable(it)}
+        wanted = {it.index for it in self.plan.items if it.index in indexes and self._checkable(it)}
+        self._settle(self._with_needs(wanted), wanted)
+
+    def _with_needs(self, indexes: set[int]) -> set[int]:
+        by_index = {it.index: it for it in self.plan.items}
+        result, todo = set(), list(indexes)
+        while todo:
+            index = todo.pop()
+            item = by_index.get(index)
+            if index in result or item is None or not self._checkable(item):
+                continue
+            result.add(index)
+            todo += _needs(item)
+        return result
+
+    def _without_dependents(self, indexes: set[int], cleared: int) -> set[int]:
+        result, gone = set(indexes), {cleared}
+        while gone:
+            result -= gone
+            gone = {it.index for it in self.plan.items if it.index in result and _needs(it) & (set(indexes) - result)}
+        return result
+
+    def _settle(self, checked: set[int], asked: set[int]) -> None:
+        """Make ``checked`` the ticked set; say which items changed beyond the ``asked`` ones."""
+        added, removed = sorted(checked - asked - self.checked), sorted((self.checked - checked) - (self.checked - asked))
+        self.checked = checked
         if self._rows:
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
+        parts = []
+        if added:
+            parts.append(f"also ticked item{'s' * (len(added) > 1)} {', '.join(map(str, added))} "
+                         f"(the selection builds on {'them' if len(added) > 1 else 'it'})")
+        if removed:
+            parts.append(f"also cleared item{'s' * (len(removed) > 1)} {', '.join(map(str, removed))} "
+                         f"(built on what was cleared)")
+        self.note.emit("; ".join(parts))
         self.selection_changed.emit()
 
     def outcomes(self) -> list[str]:
@@ -136,11 +181,9 @@ class PlanItemsModel(QAbstractTableModel):
         if role != Qt.ItemDataRole.CheckStateRole or index.column() != 0 or item is None or not self._checkable(item):
             return False
         if Qt.CheckState(value) == Qt.CheckState.Checked:
-            self.checked.add(item.index)
+            self._settle(self.checked | self._with_needs({item.index}), self.checked | {item.index})
         else:
-            self.checked.discard(item.index)
-        self.dataChanged.emit(index, index, [Qt.ItemDataRole.CheckStateRole])
-        self.selection_changed.emit()
+            self._settle(self._without_dependents(self.checked, item.index), self.checked - {item.index})
         return True
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:

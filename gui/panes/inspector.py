@@ -224,12 +224,15 @@ class InspectorPane(QWidget):
     def _action(self, key: str) -> None:
         if self.details is None or self.generation != self.session.generation:
             return
+        self.message.setText("")  # what the last action said does not belong to this one
         fact, generation = self.details.fact, self.generation
         if key == "version":
             editor = VersionEditor(fact.text, self)
             self.prompt = editor
-            editor.accepted.connect(lambda: self._propose(
-                "New version", lambda m: m.version_fact(fact.id, editor.text(), dry_run=True), generation))
+            editor.submitted.connect(lambda text: propose(
+                self.session, self, "New version", lambda m: m.version_fact(fact.id, text, dry_run=True),
+                lambda review: (editor.proposed(), self._review_opened(review)), on_error=editor.refused,
+                generation=generation))
             editor.open()
         elif key in ("contradicts", "related"):
             verb = "contradicts" if key == "contradicts" else "is related to"

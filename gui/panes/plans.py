@@ -59,6 +59,7 @@ class PlansPane(QWidget):
         self.summaries: list[PlanSummary] = []
         self.prompt: QWidget | None = None
         self._note = ""
+        self._keep_checked: tuple[int, set[int]] | None = None  # (plan id, ticked items) to restore after a refusal
         self.pass_buttons: dict[str, QPushButton] = {}
         toolbar = QHBoxLayout()
         toolbar.addWidget(QLabel("New dry run:"))
@@ -109,6 +110,7 @@ class PlansPane(QWidget):
                                          toolTip="Draft a plan that undoes this one by new records, to review")
         self.revert_button.clicked.connect(lambda: self.plan is not None and self.revert(self.plan.id))
         self.items.selection_changed.connect(self._update_buttons)
+        self.items.note.connect(lambda text: self.message.setText(text[:1].upper() + text[1:] + ".") if text else None)
         actions = QHBoxLayout()
         for widget in (self.select_button, self.chosen_label):
             actions.addWidget(widget)
@@ -212,6 +214,9 @@ class PlansPane(QWidget):
         self._note = ""
         self.plan = plan
         self.items.set_plan(plan)
+        kept, self._keep_checked = self._keep_checked, None
+        if plan is not None and kept is not None and kept[0] == plan.id and plan.status == "draft":
+            self.items.set_checked(kept[1])
         named = {it.target_id for it in plan.items if it.target_id is not None} if plan else set()
         if named:
             self.session.call(lambda m: {i: f.text for i, f in m.facts(named).items()}, self.items.quote,
@@ -310,6 +315,9 @@ class PlansPane(QWidget):
                            label="Discarding plan", on_error=self._failed)
 
     def _failed(self, message: str) -> None:
+        """A refused apply changes nothing: the plan reloads with the person's selection as it was."""
+        if self.plan is not None:
+            self._keep_checked = (self.plan.id, set(self.items.checked))
         self._say(f"⚠ {message}")
         self.refresh()
 

@@ -105,6 +105,10 @@ class ProfilePane(QWidget):
         self.meter.setObjectName("budgetMeter")
         self.meter_label = QLabel("")
         self.meter_label.setWordWrap(True)
+        self.where = QLabel("")  # the folder the two files are in, and other memories reading them too
+        self.where.setObjectName("profileFolder")
+        self.where.setWordWrap(True)
+        self.where.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         for editor in self.editors.values():
             editor.editor.textChanged.connect(self._update_meter)
             editor.save.clicked.connect(lambda _c=False, e=editor: self.save(e))
@@ -129,6 +133,7 @@ class ProfilePane(QWidget):
         editors_row = QHBoxLayout()
         for editor in self.editors.values():
             editors_row.addWidget(editor, 1)
+        files_layout.addWidget(self.where)
         files_layout.addLayout(editors_row, 1)
         files_layout.addWidget(self.meter)
         files_layout.addWidget(self.meter_label)
@@ -188,6 +193,13 @@ class ProfilePane(QWidget):
 
     def _show_profile(self, profile: Profile, keep_edits: bool = False) -> None:
         self.budget = profile.budget
+        where = f"In {profile.folder}"
+        if profile.shared_with:
+            names = ", ".join(p.name for p in profile.shared_with)
+            where = (f"⚠ {where}, which is also the profile of {names}: these files were made before each memory "
+                     f"kept its own. To separate them, move this memory's MEMORY.md and USER.md into a folder "
+                     f"named {self.session.path.stem}.profile beside it.")
+        self.where.setText(where)
         for file in profile.files:
             editor = self.editors[file.name]
             if keep_edits and editor.dirty:

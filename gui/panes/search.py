@@ -12,7 +12,8 @@ each finished search or listing).
 
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelection, QModelIndex, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QItemSelection, QModelIndex, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QAbstractItemView, QLabel, QLineEdit, QTableView, QVBoxLayout, QWidget
 
 from engine import ChangeRecord, Hit, InvalidInput, Timing
@@ -54,6 +55,7 @@ class SearchPane(QWidget):
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.setAlternatingRowColors(True)
+        self.table.setTabKeyNavigation(False)  # Tab leaves the results for the inspector's actions
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(24)
         self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER)
@@ -77,6 +79,8 @@ class SearchPane(QWidget):
         self.query.textChanged.connect(self._debounce.start)
         self.query.textEdited.connect(lambda _text: session.note_interaction())
         self.query.returnPressed.connect(self.run_search)
+        self.query.installEventFilter(self)
+        self.table.installEventFilter(self)
         self.filters.changed.connect(self._debounce.start)
         self.model.page_requested.connect(self._load_page)
         self.table.verticalScrollBar().valueChanged.connect(self._scrolled)
@@ -110,6 +114,21 @@ class SearchPane(QWidget):
     def selected_hit(self) -> Hit | None:
         rows = self.table.selectionModel().selectedRows()
         return self.model.hit(rows[0].row()) if rows else None
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        """Down (or Page Down) from the search box enters the results; Up from their first row goes back."""
+        if event.type() != QEvent.Type.KeyPress or not isinstance(event, QKeyEvent):
+            return False
+        key = event.key()
+        if watched is self.query and key in (Qt.Key.Key_Down, Qt.Key.Key_PageDown) and self.model.rowCount():
+            self.table.setFocus(Qt.FocusReason.TabFocusReason)
+            if not self.table.selectionModel().selectedRows():
+                self.table.selectRow(0)
+            return True
+        if watched is self.table and key == Qt.Key.Key_Up and self.table.currentIndex().row() <= 0:
+            self.focus_query()
+            return True
+        return False
 
     def focus_query(self) -> None:
         self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)

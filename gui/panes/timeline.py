@@ -4,11 +4,13 @@ The canvas shows the fact's supersedes chain and the chains its contradictions
 touch; the list below has every version with a word-level diff against the
 one before. The "as of" slider (or dragging the line on the canvas) replays
 the journal: which version was current then, which contradictions were open.
-History is shown as it was recorded: the version list keeps only the versions
-that were in the chain at that moment (``Memory.timeline_as_of``), so a fact
-retired by a later resolution is not shown as an older version before it.
+The label and the version list are the engine's one replay
+(``Memory.timeline_as_of``, what ``memlens timeline ID --as-of T`` prints), so
+they say what every other face says; a fact retired by a later resolution is
+not shown as an older version before it, nor a version before it was written.
 
-Signals: ``fact_selected(int)`` (a version was clicked or chosen in the list).
+Signals: ``fact_selected(int)`` (a version was clicked or chosen in the list), ``replayed(object)``
+(the ``Replay`` now shown).
 """
 
 from __future__ import annotations
@@ -32,13 +34,14 @@ REPLAY_MS = 80  # dragging the slider asks for the chain once it pauses, not on 
 
 class TimelinePane(QWidget):
     fact_selected = Signal(int)
+    replayed = Signal(object)
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.session = session
         self.line: Timeline | None = None
         self.fact_id: int | None = None
-        self.chain_then: list[int] | None = None  # the chain at the "as of" moment; None: as of now
+        self.replay: Replay | None = None  # the engine's answer for the moment the slider shows
         self._range = (0.0, 1.0)
         self._replay_timer = QTimer(self, singleShot=True, interval=REPLAY_MS)
         self._replay_timer.timeout.connect(self._replay)
@@ -143,19 +146,11 @@ class TimelinePane(QWidget):
         self.heading.setText(f"Fact {line.fact_id}: {n} version{'s' * (n != 1)}, "
                              f"{k} contradiction{'s' * (k != 1)}, {len(line.related)} related")
         self.plot.selected = line.fact_id
-        for number, version in enumerate(line.versions, 1):
-            item = QListWidgetItem(f"v{number} · #{version.fact.id} · {format_time(version.fact.created_at)} · "
-                                   f"{version.fact.status}")
-            item.setData(Qt.ItemDataRole.UserRole, version.fact.id)
-            item.setToolTip(version.fact.text)
-            self.versions.addItem(item)
+        self.versions.blockSignals(False)
         start, end = line.span
         now = max(time.time(), end)
         self._range = (start - 0.02 * (now - start + 1), now)
         self._redraw()
-        self.versions.setCurrentRow(line.chain_ids.index(line.fact_id))
-        self.versions.blockSignals(False)
-        self._version_row(self.versions.currentRow())
 
     def _redraw(self) -> None:
         if self.line is None:
@@ -187,31 +182,52 @@ class TimelinePane(QWidget):
         at_end = self.slider.value() == STEPS
         self.as_of_label.setText("as of now" if at_end else f"as of {format_time(when)}")
         self.plot.set_as_of(when)
+        self.state.setText("replaying…")
         self._replay_timer.start()
-        state = self.line.state_at(when)
-        current = ("no version yet" if state.current is None else f"current version #{state.current}")
-        if state.current is None and any(state.statuses.get(i) for i in self.line.chain_ids):
-            current = "no active version (archived or expired)"
-        opened = ", ".join(f"#{link.src} ↔ #{link.dst}" for link in state.open_contradictions)
-        self.state.setText(f"{current} · open contradictions: {opened or 'none'}")
 
     def _replay(self) -> None:
         if self.line is None:
             return
-        if self.slider.value() == STEPS:
-            self._show_chain(None)
-            return
-        fact_id, when = self.line.fact_id, self._slider_time()
-        self.session.call(lambda m: m.timeline_as_of(fact_id, when), lambda r: self._show_chain(r),
+        fact_id, when = self.line.fact_id, None if self.slider.value() == STEPS else self._slider_time()
+        self.session.call(lambda m: m.timeline_as_of(fact_id, when), self._show_replay,
                           lane="timeline-as-of", label="Replaying the history")
 
-    def _show_chain(self, replay: Replay | None) -> None:
-        """Hide the versions that were not (yet) in the chain at the moment shown."""
-        self.chain_then = None if replay is None else replay.versions
-        for row in range(self.versions.count()):
-            item = self.versions.item(row)
-            fact_id = item.data(Qt.ItemDataRole.UserRole)
-            item.setHidden(replay is not None and fact_id not in replay.versions)
+    def _show_replay(self, replay: Replay) -> None:
+        """The label, the markers and the version list, as the engine replayed that moment."""
+        if self.line is None or replay.fact_id != self.line.fact_id:
+            return
+        self.replay = replay
+        if not replay.versions:
+            current = "no version yet"
+        elif replay.current is None:
+            current = "no active version (archived or expired)"
+        else:
+            current = f"current version #{replay.current}"
+        opened = ", ".join(f"#{a} ↔ #{b}" for a, b in replay.open_contradictions)
+        self.state.setText(f"{current} · open contradictions: {opened or 'none'}")
+        self.plot.set_as_of(self._slider_time() if self.slider.value() != STEPS else self._range[1], replay.statuses)
+        self._list_versions(replay)
+        self.replayed.emit(replay)
+
+    def _list_versions(self, replay: Replay) -> None:
+        """The chain as it stood at the replayed moment, numbered as it was then."""
+        keep = self.plot.selected
+        self.versions.blockSignals(True)
+        self.versions.clear()
+        for number, fact_id in enumerate(replay.versions, 1):
+            fact = replay.facts[fact_id]
+            item = QListWidgetItem(f"v{number} · #{fact_id} · {format_time(fact.created_at)} · "
+                                   f"{replay.statuses.get(fact_id)}")
+            item.setData(Qt.ItemDataRole.UserRole, fact_id)
+            item.setToolTip(fact.text)
+            self.versions.addItem(item)
+        shown = list(replay.versions)
+        row = shown.index(keep) if keep in shown else shown.index(replay.current) if replay.current in shown else 0
+        self.versions.blockSignals(False)
+        if shown:
+            self.versions.setCurrentRow(row)
+        else:
+            self.diff.setHtml("<p style='color:#666'>No version of this fact was written yet at this moment.</p>")
 
     # -- versions ------------------------------------------------------------------------
     def _links_html(self, fact_id: int) -> str:
@@ -230,24 +246,26 @@ class TimelinePane(QWidget):
     def _version_clicked(self, fact_id: int) -> None:
         if self.line is None:
             return
-        if fact_id in self.line.chain_ids:
-            self.versions.setCurrentRow(self.line.chain_ids.index(fact_id))
+        shown = [self.versions.item(r).data(Qt.ItemDataRole.UserRole) for r in range(self.versions.count())]
+        if fact_id in shown:
+            self.versions.setCurrentRow(shown.index(fact_id))
         self.plot.selected = fact_id
-        self.plot.set_as_of(self._slider_time())
+        self.plot.set_as_of(self._slider_time(), self.replay.statuses if self.replay else None)
         self.fact_selected.emit(fact_id)
 
     def _version_row(self, row: int) -> None:
-        if self.line is None or row < 0:
+        if self.line is None or self.replay is None or row < 0:
             return
-        version = self.line.versions[row]
-        previous = self.line.versions[row - 1].fact.text if row > 0 else ""
-        heading = (f"<p><b>v{row + 1} · #{version.fact.id}</b> · written {format_time(version.fact.created_at)} · "
-                   f"now {version.fact.status}</p>")
-        body = word_diff_html(previous, version.fact.text) if row > 0 else html.escape(version.fact.text)
+        facts = self.replay.facts
+        fact = facts[self.versions.item(row).data(Qt.ItemDataRole.UserRole)]
+        previous = facts[self.versions.item(row - 1).data(Qt.ItemDataRole.UserRole)].text if row > 0 else ""
+        heading = (f"<p><b>v{row + 1} · #{fact.id}</b> · written {format_time(fact.created_at)} · "
+                   f"{self.replay.statuses.get(fact.id)} then · now {fact.status}</p>")
+        body = word_diff_html(previous, fact.text) if row > 0 else html.escape(fact.text)
         note = f"<p style='color:#666'>changes against v{row}</p>" if row > 0 else \
             "<p style='color:#666'>first version</p>"
-        self.diff.setHtml(heading + note + f"<p style='font-size:14px'>{body}</p>" + self._links_html(version.fact.id))
-        if self.plot.selected != version.fact.id:
-            self.plot.selected = version.fact.id
-            self.plot.set_as_of(self._slider_time())
-            self.fact_selected.emit(version.fact.id)
+        self.diff.setHtml(heading + note + f"<p style='font-size:14px'>{body}</p>" + self._links_html(fact.id))
+        if self.plot.selected != fact.id:
+            self.plot.selected = fact.id
+            self.plot.set_as_of(self._slider_time(), self.replay.statuses)
+            self.fact_selected.emit(fact.id)

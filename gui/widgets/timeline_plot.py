@@ -85,8 +85,9 @@ class TimelinePlot(pg.PlotWidget):
             y = self._lane_of[fact_id]
             changes = version.changes + [(until, "")]
             for (t0, status), (t1, _next) in zip(changes, changes[1:]):
-                if status == "superseded":
-                    continue  # its successor's bar carries on from here
+                if status == "superseded" or t1 <= version.joined_at:
+                    continue  # its successor's bar carries on from here; before it joined, it was not this version
+                t0 = max(t0, version.joined_at)
                 xs, ys = segments.setdefault(status, ([], []))
                 xs += [t0, max(t0, t1)]
                 ys += [y, y]
@@ -110,24 +111,25 @@ class TimelinePlot(pg.PlotWidget):
             for number, version in enumerate(versions, 1):
                 caption = f"v{number} #{version.fact.id}" if lane == 0 else f"#{version.fact.id}"
                 label = pg.TextItem(caption, color="#33475b", anchor=(0.5, 1.3))
-                label.setPos(version.fact.created_at, -lane)
+                label.setPos(version.joined_at, -lane)
                 self._add(label)
 
     def _add(self, item: pg.GraphicsObject) -> None:
         self.addItem(item)
         self._extra.append(item)
 
-    def set_as_of(self, when: float) -> None:
-        """Move the line and colour each marker by its status at ``when`` (hollow: not written yet)."""
+    def set_as_of(self, when: float, statuses: dict[int, str | None] | None = None) -> None:
+        """Move the line and colour each marker by its status at ``when`` (hollow: not written yet):
+        the replay's ``statuses`` once it has answered, the drawn history's meanwhile."""
         self.as_of_line.blockSignals(True)
         self.as_of_line.setValue(when)
         self.as_of_line.blockSignals(False)
         spots = []
         for fact_id, version in self._versions.items():
-            status = version.status_at(when)
+            status = statuses.get(fact_id) if statuses is not None and fact_id in statuses else version.status_at(when)
             colour = STATUS_COLOURS.get(status or "", "#bbb")
             selected = fact_id == self.selected
-            spots.append({"pos": (version.fact.created_at, self._lane_of[fact_id]), "data": fact_id,
+            spots.append({"pos": (version.joined_at, self._lane_of[fact_id]), "data": fact_id,
                           "brush": pg.mkBrush(colour if status else "#ffffff"),
                           "pen": pg.mkPen("#111" if selected else colour, width=3 if selected else 1.5),
                           "symbol": "o" if status != "superseded" else "s"})

@@ -216,3 +216,15 @@ def test_stats_says_which_facts_search_cannot_use(run, db_path: Path) -> None:
         db.execute("UPDATE facts SET embedding_model = 'old/model' WHERE id = 2")
     code, out, _ = run("stats")
     assert code == 0 and "search skips facts: 1 need embedding with this model; 1 have a damaged vector" in out
+
+
+def test_export_onto_the_memory_file_itself_is_refused(run, db_path: Path) -> None:
+    run("absorb", "The staging cluster runs 3 replicas of the Ferrite ingest service.")
+    before = db_path.read_bytes()
+    for target in (db_path, Path(f"{db_path}-wal")):
+        code, _out, err = run("export", str(target))
+        assert code == 1 and "open here" in err
+    assert db_path.read_bytes()[:16] == b"SQLite format 3\x00"
+    code, _out, err = run("import", str(db_path))
+    assert code == 1 and "open here" in err
+    assert len(db_path.read_bytes()) >= len(before) // 2

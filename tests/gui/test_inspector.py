@@ -125,12 +125,25 @@ def test_a_secret_in_a_new_version_is_refused_and_not_echoed(qtbot, window, demo
     window.inspector.buttons["version"].click()
     editor = window.inspector.prompt
     secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
-    editor.editor.setPlainText(f"Maya's preferred editor is Helix and her GitHub token is {secret} for CI.")
+    typed = f"Maya's preferred editor is Helix and her GitHub token is {secret} for CI."
+    editor.editor.setPlainText(typed)
     editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
-    qtbot.waitUntil(lambda: "secret" in window.inspector.message.text(), timeout=WAIT_MS)
-    assert secret not in window.inspector.message.text()
+    qtbot.waitUntil(lambda: "secret" in editor.error.text(), timeout=WAIT_MS)
+    assert secret not in editor.error.text() and secret not in window.inspector.message.text()
+    # The editor stays open with what was typed, to fix and propose again.
+    assert editor.isVisible() and editor.editor.toPlainText() == typed
+    assert editor.buttons.button(QDialogButtonBox.StandardButton.Ok).isEnabled()
+    editor.editor.setPlainText("Maya's preferred editor is Helix; her CI token lives in the team's vault.")
+    review = _review(qtbot, window, editor.buttons.button(QDialogButtonBox.StandardButton.Ok).click)
+    assert [it.outcome for it in review.plan.items] == ["supersede"] and not editor.isVisible()
+    review.discard_button.click()
     with Memory(demo_copy, Settings(), create=False) as memory:
         assert memory.get(HELIX, "latest").facts[0].id == HELIX
+    # The next action starts without the last one's message.
+    window.inspector.message.setText("⚠ an earlier problem")
+    window.inspector.buttons["version"].click()
+    assert window.inspector.message.text() == ""
+    window.inspector.prompt.reject()
 
 
 def test_entities_and_the_relations_a_fact_justifies_are_listed(qtbot, window, demo_copy) -> None:

@@ -107,3 +107,35 @@ def test_unsaved_edits_are_not_dropped_without_asking(qtbot, window, demo_copy) 
     assert path.read_text(encoding="utf-8") == "First line.\nSecond line, not saved yet.\n"  # the newline stays
     window.files.open_path(other)  # nothing unsaved: no question
     qtbot.waitUntil(lambda: window.session.path == other, timeout=WAIT_MS)
+
+
+def test_two_memories_in_one_folder_keep_their_own_profiles(qtbot, window, demo_copy) -> None:
+    """A memory created beside another gets its own profile folder: editing one never edits the other."""
+    pane = _pane(qtbot, window, demo_copy)
+    editor = pane.editors["USER.md"]
+    editor.editor.setPlainText("Maya's own profile: short answers, commands first.")
+    with qtbot.waitSignal(pane.changed, timeout=WAIT_MS):
+        editor.save.click()
+    other = demo_copy.with_name("other.sqlite")
+    with qtbot.waitSignal(window.session.opened, timeout=WAIT_MS):
+        window.session.open(other, create=True)
+    settle(qtbot, window)
+    assert window.profile.editors["USER.md"].editor.toPlainText() == ""
+    assert str(other.with_name("other.profile")) in pane.where.text() and "⚠" not in pane.where.text()
+    editor = window.profile.editors["USER.md"]
+    editor.editor.setPlainText("The other memory's user: prefers long explanations.")
+    with qtbot.waitSignal(pane.changed, timeout=WAIT_MS):
+        editor.save.click()
+    assert (demo_copy.parent / "USER.md").read_text(encoding="utf-8").startswith("Maya's own profile")
+    assert (demo_copy.parent / "other.profile" / "USER.md").read_text(encoding="utf-8").startswith("The other")
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    assert window.profile.editors["USER.md"].editor.toPlainText().startswith("Maya's own profile")
+
+
+def test_a_profile_shared_by_files_made_earlier_says_so(qtbot, window, demo_copy, demo_file) -> None:
+    import shutil
+    shutil.copy(demo_file, demo_copy.with_name("older.sqlite"))  # two files from before: one profile beside
+    pane = _pane(qtbot, window, demo_copy)
+    assert "⚠" in pane.where.text() and "older.sqlite" in pane.where.text()
+    assert "memory.profile" in pane.where.text()

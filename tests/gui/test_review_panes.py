@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QDialogButtonBox
 
@@ -253,3 +255,58 @@ def test_the_plan_table_quotes_the_facts_its_items_name(qtbot, window, demo_copy
     qtbot.waitUntil(lambda: pane.items.index(0, column).data().startswith(f"#{first.target_id}: "),
                     timeout=WAIT_MS)
     assert " ".join(said.split())[:40] in pane.items.index(0, column).data()
+
+
+def _distill_draft(qtbot, window, demo_copy):
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.plans
+    window.show_pane(window.pane_names.index("plans"))
+    pane.pass_buttons["distill"].click()
+    qtbot.waitUntil(lambda: pane.prompt is not None and pane.prompt.isVisible() and
+                    bool(pane.prompt.comboBoxItems()), timeout=WAIT_MS)
+    pane.prompt.setTextValue(pane.prompt.comboBoxItems()[1])
+    pane.prompt.accept()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "distill", timeout=WAIT_MS)
+    return pane
+
+
+def _untick(pane, index: int) -> None:
+    row = [it.index for it in pane.plan.items].index(index)
+    pane.items.setData(pane.items.index(row, 0), Qt.CheckState.Unchecked.value, Qt.ItemDataRole.CheckStateRole)
+
+
+def test_clearing_an_item_of_a_distill_clears_what_builds_on_it_before_apply(qtbot, window, demo_copy) -> None:
+    pane = _distill_draft(qtbot, window, demo_copy)
+    builds_on = {it.index: it.target_index for it in pane.plan.items if it.target_index is not None}
+    first = next(iter(sorted(set(builds_on.values()))))
+    dependents = {i for i, needed in builds_on.items() if needed == first}
+    _untick(pane, first)
+    assert first not in pane.items.checked and not dependents & pane.items.checked
+    assert "also cleared item" in pane.message.text().lower()  # said before anything is confirmed
+    kept = set(pane.items.checked)
+    assert kept
+    pane.apply_button.click()
+    pane.prompt.accept()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.status != "draft", timeout=WAIT_MS)
+    assert set(pane.plan.applied_indexes) == kept and "⚠" not in pane.message.text()
+
+
+def test_a_refused_apply_keeps_the_selection(qtbot, window, demo_copy) -> None:
+    """An agent holds the file's write lock past the wait: the apply is refused, nothing is written,
+    and the plan comes back with the person's boxes as they left them (not every box ticked again)."""
+    pane = _distill_draft(qtbot, window, demo_copy)
+    _untick(pane, pane.plan.items[-1].index)
+    kept = set(pane.items.checked)
+    agent = sqlite3.connect(demo_copy, isolation_level=None)
+    agent.execute("BEGIN IMMEDIATE")
+    try:
+        pane.apply_button.click()
+        pane.prompt.accept()
+        qtbot.waitUntil(lambda: "⚠" in pane.message.text(), timeout=WAIT_MS)
+    finally:
+        agent.execute("ROLLBACK")
+        agent.close()
+    assert "locked" in pane.message.text()
+    settle(qtbot, window)
+    assert pane.plan.status == "draft" and pane.items.checked == kept

@@ -166,3 +166,44 @@ def test_a_write_keeps_the_selected_row_and_the_scroll(qtbot, window, demo_copy)
     assert pane.table.verticalScrollBar().value() == scroll
     assert "checked-in-the-app" in pane.selected_hit().fact.tags
     assert window.inspector.details.fact.id == fact_id
+
+
+def test_the_keyboard_reaches_a_fact_and_its_actions(qtbot, window, demo_copy) -> None:
+    """Ctrl+K, type, Down into the results, Tab to New version…, Space opens it; Up goes back to the box."""
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_K, Qt.KeyboardModifier.ControlModifier)
+    assert window.search.query.hasFocus()
+    qtbot.keyClicks(window.search.query, "preferred editor")
+    settle(qtbot, window)
+    qtbot.keyClick(window.search.query, Qt.Key.Key_Down)
+    assert window.search.table.hasFocus()
+    first = window.search.model.hit(0).fact.id
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == first,
+                    timeout=WAIT_MS)
+    qtbot.keyClick(window.search.table, Qt.Key.Key_Down)
+    second = window.search.model.hit(1).fact.id
+    qtbot.waitUntil(lambda: window.inspector.details.fact.id == second, timeout=WAIT_MS)
+    qtbot.keyClick(window.search.table, Qt.Key.Key_Tab)
+    version = window.inspector.buttons["version"]
+    assert version.hasFocus()
+    qtbot.keyClick(version, Qt.Key.Key_Space)
+    qtbot.waitUntil(lambda: window.inspector.prompt is not None and window.inspector.prompt.isVisible(), timeout=WAIT_MS)
+    assert window.inspector.prompt.editor.toPlainText() == window.inspector.details.fact.text
+    window.inspector.prompt.reject()
+    window.search.table.setFocus()
+    window.search.table.selectRow(0)
+    qtbot.keyClick(window.search.table, Qt.Key.Key_Up)
+    assert window.search.query.hasFocus()
+
+
+def test_the_import_dialog_starts_at_what_to_import(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.files.import_dialog()
+    dialog = window.files.last_prompt
+    qtbot.waitUntil(dialog.isVisible, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: dialog.focusWidget() is dialog.path, timeout=WAIT_MS)
+    qtbot.keyClicks(dialog.path, "notes.jsonl")
+    assert dialog.path.text() == "notes.jsonl"
+    dialog.reject()

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import json
+
 from PySide6.QtCore import QPointF, Qt
+
+from engine import format_time
+from engine.faces.cli.main import main as memlens
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
 
@@ -13,9 +18,20 @@ CONTRADICTED, CONTRADICTING = 16, 40
 def _timeline(qtbot, window, fact_id: int):
     pane = window.timeline
     pane.show_fact(fact_id)
-    qtbot.waitUntil(lambda: pane.line is not None and pane.line.fact_id == fact_id, timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: pane.replay is not None and pane.replay.fact_id == fact_id, timeout=WAIT_MS)
     settle(qtbot, window)
     return pane
+
+
+def _as_of(qtbot, pane, when: float):
+    """Move the slider to ``when`` and wait for the replay the label and the list show."""
+    with qtbot.waitSignal(pane.replayed, timeout=WAIT_MS) as replayed:
+        pane.set_as_of(when)
+    return replayed.args[0]
+
+
+def _listed(pane) -> list[int]:
+    return [pane.versions.item(i).data(Qt.ItemDataRole.UserRole) for i in range(pane.versions.count())]
 
 
 def test_versions_are_listed_with_a_word_diff(qtbot, window, demo_copy) -> None:
@@ -36,12 +52,13 @@ def test_as_of_slider_replays_which_version_was_current(qtbot, window, demo_copy
     pane = _timeline(qtbot, window, HELIX)
     assert pane.state.text().startswith(f"current version #{HELIX}")
     versions = {v.fact.id: v.fact.created_at for v in pane.line.versions}
-    pane.set_as_of((versions[VSCODE] + versions[NEOVIM]) / 2)
+    _as_of(qtbot, pane, (versions[VSCODE] + versions[NEOVIM]) / 2)
     assert pane.state.text().startswith(f"current version #{VSCODE}")
     assert pane.as_of_label.text().startswith("as of 20")
-    pane.set_as_of(versions[VSCODE] - 86400 * 3)
-    assert pane.state.text().startswith("no version yet")
-    qtbot.keyClick(pane.slider, Qt.Key.Key_End)
+    _as_of(qtbot, pane, versions[VSCODE] - 86400 * 3)
+    assert pane.state.text().startswith("no version yet") and _listed(pane) == []
+    with qtbot.waitSignal(pane.replayed, timeout=WAIT_MS):
+        qtbot.keyClick(pane.slider, Qt.Key.Key_End)
     assert pane.as_of_label.text() == "as of now"
 
 
@@ -49,9 +66,9 @@ def test_contradiction_is_open_only_once_both_sides_exist(qtbot, window, demo_co
     open_file(qtbot, window, demo_copy)
     pane = _timeline(qtbot, window, CONTRADICTED)
     assert "1 contradiction" in pane.heading.text()
-    assert f"#{CONTRADICTING} ↔ #{CONTRADICTED}" in pane.state.text()
+    assert f"#{CONTRADICTED} ↔ #{CONTRADICTING}" in pane.state.text()
     later = pane.line.others[CONTRADICTING][0].fact.created_at
-    pane.set_as_of(later - 86400)
+    _as_of(qtbot, pane, later - 86400)
     assert pane.state.text().endswith("open contradictions: none")
 
 
@@ -96,15 +113,55 @@ def test_after_resolving_the_past_still_shows_the_pair_open(qtbot, window, demo_
     settle(qtbot, window)
 
     timeline = _timeline(qtbot, window, 12)
-    listed = [timeline.versions.item(i).data(Qt.ItemDataRole.UserRole) for i in range(timeline.versions.count())]
-    assert listed == [30, 12]  # as of now, 30 is 12's superseded older version
-    timeline.set_as_of(both_written + 60)
-    qtbot.waitUntil(lambda: timeline.chain_then is not None, timeout=WAIT_MS)
-    assert timeline.chain_then == [12]
-    assert timeline.versions.item(0).isHidden() and not timeline.versions.item(1).isHidden()
-    assert timeline.state.text() == "current version #12 · open contradictions: #30 ↔ #12"
-    then = timeline.line.state_at(both_written + 60).statuses
-    assert then[12] == then[30] == "active"
-    timeline.slider.setValue(timeline.slider.maximum())
-    qtbot.waitUntil(lambda: timeline.chain_then is None, timeout=WAIT_MS)
-    assert not timeline.versions.item(0).isHidden()
+    assert _listed(timeline) == [30, 12]  # as of now, 30 is 12's superseded older version
+    x = {spot.data(): spot.pos().x() for spot in timeline.plot.markers.points()}
+    assert x[30] < x[12]  # 12 became the newer version when the person decided, after 30 was written
+    then = _as_of(qtbot, timeline, both_written + 60)
+    assert then.versions == [12] and _listed(timeline) == [12]
+    assert timeline.state.text() == "current version #12 · open contradictions: #12 ↔ #30"
+    assert then.statuses[12] == then.statuses[30] == "active"
+    with qtbot.waitSignal(timeline.replayed, timeout=WAIT_MS):
+        timeline.slider.setValue(timeline.slider.maximum())
+    assert _listed(timeline) == [30, 12]
+
+
+def _cli_says(capsys, path, fact_id: int, when: float) -> dict:
+    capsys.readouterr()
+    assert memlens(["--db", str(path), "timeline", str(fact_id), "--as-of", format_time(when), "--json"]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def _pane_says(pane) -> dict:
+    state = pane.state.text()
+    current = int(state.split("#", 1)[1].split(" ", 1)[0]) if state.startswith("current version #") else None
+    opened = state.split("open contradictions: ", 1)[1]
+    pairs = [] if opened == "none" else [[int(n.strip(" #")) for n in pair.split("↔")] for pair in opened.split(", ")]
+    return {"current": current, "versions": _listed(pane), "open_contradictions": pairs}
+
+
+def test_the_pane_says_what_memlens_timeline_says(qtbot, window, demo_copy, capsys) -> None:
+    """Before a fact existed, between versions, before and after a resolution: label and list agree."""
+    open_file(qtbot, window, demo_copy)
+    pane = _timeline(qtbot, window, HELIX)
+    made = {v.fact.id: v.fact.created_at for v in pane.line.versions}
+    moments = {HELIX: [made[VSCODE] - 86400, (made[VSCODE] + made[NEOVIM]) / 2, (made[NEOVIM] + made[HELIX]) / 2,
+                       made[HELIX] + 86400]}
+    window.show_pane(window.pane_names.index("contradictions"))
+    settle(qtbot, window)
+    with qtbot.waitSignal(window.contradictions.review_opened, timeout=WAIT_MS) as opened:
+        window.contradictions.buttons["left"].click()
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        opened.args[0].apply_button.click()
+    settle(qtbot, window)
+    moments[30] = moments[12] = [made[VSCODE], made[HELIX]]  # before 30 was written, and while the pair was open
+    for fact_id, times in moments.items():
+        pane = _timeline(qtbot, window, fact_id)
+        for when in [*times, None]:
+            replay = _as_of(qtbot, pane, when) if when is not None else pane.replay
+            cli = _cli_says(capsys, demo_copy, fact_id, replay.when)
+            shown = _pane_says(pane)
+            assert shown == {"current": cli["current"], "versions": [v["id"] for v in cli["versions"]],
+                             "open_contradictions": cli["open_contradictions"]}, (fact_id, format_time(replay.when))
+            xs = {spot.data(): spot.pos().x() for spot in pane.plot.markers.points()}
+            chain = [v.fact.id for v in pane.line.versions]
+            assert [xs[i] for i in chain] == sorted(xs[i] for i in chain)  # v1, v2, … left to right

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator
 
-from engine import (Clock, ImportRun, InvalidInput, MAX_INPUT_BYTES, MemLensError, Memory, SearchFilters, Settings,
-                    open_input, parse_time, read_records)
+from engine import (Clock, ImportRun, InvalidInput, MAX_INPUT_BYTES, Memory, SearchFilters, Settings, open_input,
+                    parse_time, read_records)
 from engine.faces import serialize
 from engine.faces.cli import render
 from engine.faces.cli.interrupt import EXIT_INTERRUPTED, line_progress, stop_between_chunks
@@ -265,11 +265,7 @@ def export(ctx: Context, args: argparse.Namespace) -> int:
             memory.export(sys.stdout)
             return 0
         target = Path(args.path)
-        try:
-            with target.open("w", encoding="utf-8") as stream:
-                count = memory.export(stream)
-        except OSError as err:
-            raise MemLensError(f"cannot write {target}: {err.strerror}") from None
+        count = memory.export_to(target)
     print(f"exported {count} facts to {target}", file=sys.stderr)
     return 0
 

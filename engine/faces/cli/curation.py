@@ -126,6 +126,8 @@ def _timeline(ctx: Context, args: argparse.Namespace) -> int:
         render.emit_json(serialize.replay(replay))
         return 0
     print(f"fact {replay.fact_id} as of {format_time(replay.when)}: current {replay.current or 'none'}")
+    if not replay.versions:
+        print("  no version of it was written yet")
     for n, fact_id in enumerate(replay.versions, start=1):
         fact = replay.facts[fact_id]
         print(f"  v{n} #{fact_id} [{replay.statuses.get(fact_id) or 'not yet written'}] "

@@ -154,3 +154,28 @@ def test_saved_versions_cannot_be_deleted_or_rewritten(memory: Memory) -> None:
         with pytest.raises(sqlite3.DatabaseError, match="memlens"):
             db.execute(statement)
     db.close()
+
+
+def test_a_memory_created_beside_another_gets_a_profile_of_its_own(tmp_path: Path, embedder) -> None:
+    first, second = tmp_path / "first.sqlite", tmp_path / "second.sqlite"
+    with Memory(first, Settings(), embedder=embedder) as memory:
+        assert memory.profile().folder == tmp_path  # alone in its folder: the profile sits beside it
+        memory.save_profile("USER.md", "The first memory's user.", "absent")
+    with Memory(second, Settings(), embedder=embedder) as memory:
+        assert memory.profile().folder == tmp_path / "second.profile"
+        assert memory.profile().file("USER.md").text == "" and memory.profile().shared_with == ()
+        memory.save_profile("USER.md", "The second memory's user.", "absent")
+    with Memory(first, Settings(), embedder=embedder) as memory:
+        assert memory.profile().file("USER.md").text == "The first memory's user."
+        assert memory.profile().shared_with == ()
+
+
+def test_files_sharing_a_profile_from_before_are_named(tmp_path: Path, embedder) -> None:
+    first, second = tmp_path / "first.sqlite", tmp_path / "second.sqlite"
+    for path in (first, second):
+        Memory(path, Settings(), embedder=embedder).close()
+    (tmp_path / "second.profile").rmdir()  # as an earlier MemLens left them: both read the files beside
+    with Memory(first, Settings(), embedder=embedder) as memory:
+        assert memory.profile().shared_with == (second,)
+    with Memory(first, Settings(memory=MemorySettings(profile_dir="team")), embedder=embedder) as memory:
+        assert memory.profile().shared_with == ()  # a folder named on purpose is never reported

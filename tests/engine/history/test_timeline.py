@@ -27,12 +27,16 @@ def test_as_of_shows_which_version_was_current(memory: Memory, clock) -> None:
     ids = _three_versions(memory, clock)
     line = memory.timeline(ids[1])
     assert line.chain_ids == ids
-    assert line.state_at(start - 1).current is None
-    assert line.state_at(start + 1 * DAY).current == ids[0]
-    assert line.state_at(start + 11 * DAY).current == ids[1]
-    assert line.state_at(start + 11 * DAY).statuses[ids[0]] == "superseded"
-    assert line.state_at(clock()).current == ids[2]
-    assert line.state_at(start + 11 * DAY).statuses[ids[2]] is None
+    as_of = lambda when: memory.timeline_as_of(ids[1], when)  # noqa: E731
+    assert as_of(start - 1).current is None and as_of(start - 1).versions == []
+    assert as_of(start + 1 * DAY).current == ids[0] and as_of(start + 1 * DAY).versions == ids[:1]
+    assert as_of(start + 11 * DAY).current == ids[1] and as_of(start + 11 * DAY).versions == ids[:2]
+    assert as_of(start + 11 * DAY).statuses[ids[0]] == "superseded"
+    assert as_of(clock()).current == ids[2]
+    assert as_of(start + 11 * DAY).statuses[ids[2]] is None
+    # What the Timeline pane draws (each version's status over time) agrees with the replay.
+    for when in (start - 1, start + 1 * DAY, start + 11 * DAY, clock()):
+        assert {v.fact.id: v.status_at(when) for v in line.versions} == {i: as_of(when).statuses[i] for i in ids}
 
 
 def test_contradiction_is_open_only_while_both_sides_are_active(memory: Memory, clock) -> None:
@@ -42,8 +46,8 @@ def test_contradiction_is_open_only_while_both_sides_are_active(memory: Memory, 
     line = memory.timeline(old)
     assert [(link.type, link.src, link.dst) for link in line.contradictions] == [("contradicts", new, old)]
     assert new in line.others
-    assert line.state_at(clock() - 2 * DAY).open_contradictions == []
-    assert len(line.state_at(clock()).open_contradictions) == 1
+    assert memory.timeline_as_of(old, clock() - 2 * DAY).open_contradictions == []
+    assert memory.timeline_as_of(old, clock()).open_contradictions == [(old, new)]
 
 
 def test_confidence_curve_decays_and_jumps_at_each_reinforcement(memory: Memory, clock) -> None:
