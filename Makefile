@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: run test stress bench bench-peers screenshots package clean
+.PHONY: run test stress bench bench-peers screenshots docs package clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,10 @@ screenshots: $(STAMP)
 
 test: $(STAMP)
 	$(PY) -m pytest
+
+# docs/cli.md's reference part, made from the parser (tests/cli/test_reference.py fails while it is stale).
+docs: $(STAMP)
+	$(PY) -m engine.faces.cli.reference --write docs/cli.md
 
 # The long reliability runs (issue 9): 200 SIGKILLs during writes, faults, corrupt inputs, load (2,000
 # writes and 10,000 searches by four front ends on one file; 8,000 concurrent HTTP requests) (prints a
