@@ -212,9 +212,15 @@ def _openapi(app: FastAPI, with_token: bool) -> Callable[[], dict[str, Any]]:
 
 
 def create_app(memory: Memory | None, *, token: str | None = None, max_body: int = 1_048_576,
-               allowed_hosts: Iterable[str] = ()) -> Any:
+               allowed_hosts: Iterable[str] = (), mcp: bool = True, api: bool = True) -> Any:
     """The ASGI app over ``memory`` (the caller opens and closes it), answering loopback
-    ``Host`` names and ``allowed_hosts``."""
+    ``Host`` names and ``allowed_hosts``: the API's routes unless ``api`` is false, and MCP over
+    streamable HTTP at ``/mcp`` when ``mcp`` is true and there is a memory."""
+    hosts = HostAllowList(allowed_hosts)
+    routes, lifespan = [], None
+    if mcp and memory is not None:
+        from engine.faces.mcp_http import mcp_routes
+        routes, lifespan = mcp_routes(memory, max_body=max_body, admits=hosts.admits)
     errors = {400: {"model": ErrorBody, "description": "bad input"},
               413: {"model": ErrorBody, "description": "body too large"},
               503: {"model": ErrorBody, "description": "the memory file is locked, read-only or unusable"}}
@@ -224,13 +230,16 @@ def create_app(memory: Memory | None, *, token: str | None = None, max_body: int
     # offline, and a third party in the page) and no installed package ships the assets.
     app = FastAPI(title="MemLens", version="0.1.0", responses=errors, docs_url=None, redoc_url=None,
                   description="An agent's long-term memory in one SQLite file: absorb, search, history, "
-                              "graph, housekeeping plans, session snapshots and the profile.")
+                              "graph, housekeeping plans, session snapshots and the profile.",
+                  lifespan=lifespan, openapi_url="/openapi.json" if api else None)
     app.state.memory = memory
-    app.include_router(router, responses={404: {"model": ErrorBody, "description": "no such fact or plan"},
-                                          409: {"model": ErrorBody, "description": "conflict or stale plan"}})
+    if api:
+        app.include_router(router, responses={404: {"model": ErrorBody, "description": "no such fact or plan"},
+                                              409: {"model": ErrorBody, "description": "conflict or stale plan"}})
+    app.router.routes.extend(routes)
     _install_errors(app)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
-    return Guard(app, token, max_body, HostAllowList(allowed_hosts))
+    return Guard(app, token, max_body, hosts)
 
 
 def bound_host_names(host: str) -> tuple[str, ...]:
@@ -283,15 +292,16 @@ def token_from_env(var: str | None) -> str | None:
 
 
 def run_server(db: Path, settings: Settings, *, host: str, port: int, token_env: str | None,
-               clock: Clock = system_clock) -> int:
+               clock: Clock = system_clock, api: bool = True, actor: str = "http") -> int:
+    """Serve until interrupted: the API and MCP at ``/mcp``, or (``api`` false) MCP alone."""
     import uvicorn
     token = token_from_env(token_env)
     check_binding(host, token)
     if not 0 <= port <= 65535:
         raise MemLensError(f"port must be from 0 to 65535, not {port}")
-    with Memory(db, settings, clock=clock, actor="http") as memory:
+    with Memory(db, settings, clock=clock, actor=actor) as memory:
         memory.warm_up()
-        app = create_app(memory, token=token, max_body=settings.http.max_body_bytes,
+        app = create_app(memory, token=token, max_body=settings.http.max_body_bytes, api=api,
                          allowed_hosts=(*settings.http.allowed_hosts, *bound_host_names(host)))
         uvicorn.run(app, host=host, port=port, log_level="info", server_header=False, access_log=False,
                     log_config=_log_config())

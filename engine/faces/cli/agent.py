@@ -52,17 +52,24 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
     add_output_options(q)
     q.set_defaults(run=profile_edit)
 
-    p = sub.add_parser("serve", help="the HTTP API (FastAPI) on loopback, optional bearer token",
-                       description="Serve the HTTP API over this memory. Loopback by default; any other address "
-                                   "needs a token (--token-env names the environment variable holding it).")
+    p = sub.add_parser("serve", help="the HTTP API (FastAPI) and MCP at /mcp on loopback, optional bearer token",
+                       description="Serve the HTTP API over this memory, and MCP over streamable HTTP at /mcp. "
+                                   "Loopback by default; any other address needs a token (--token-env names the "
+                                   "environment variable holding it).")
     p.add_argument("--host", help="address to listen on (default [http] host, 127.0.0.1)")
     p.add_argument("--port", type=int, help="port (default [http] port, 8765)")
     p.add_argument("--token-env", metavar="VAR", help="environment variable with the bearer token")
     p.set_defaults(run=serve)
 
-    p = sub.add_parser("mcp", help="a Model Context Protocol server on stdio (search, get, absorb, snapshot)",
-                       description="Run an MCP server on stdin/stdout with the tools memory_search, memory_get, "
-                                   "memory_absorb and memory_snapshot over this memory.")
+    p = sub.add_parser("mcp", help="a Model Context Protocol server on stdio, or over streamable HTTP",
+                       description="Run an MCP server over this memory (memory_search, memory_get, memory_absorb, "
+                                   "memory_snapshot, the curation acts and plans): on stdin/stdout, or with --http "
+                                   "over streamable HTTP at /mcp, guarded like 'serve' (loopback by default, "
+                                   "Host allow-list, optional bearer token). 'serve' also mounts it at /mcp.")
+    p.add_argument("--http", action="store_true", help="serve over streamable HTTP instead of stdio")
+    p.add_argument("--host", help="with --http: address to listen on (default [http] host, 127.0.0.1)")
+    p.add_argument("--port", type=int, help="with --http: port (default [http] port, 8765)")
+    p.add_argument("--token-env", metavar="VAR", help="with --http: environment variable with the bearer token")
     p.set_defaults(run=mcp)
 
 
@@ -161,6 +168,14 @@ def serve(ctx: Any, args: argparse.Namespace) -> int:
 
 
 def mcp(ctx: Any, args: argparse.Namespace) -> int:
+    if args.http:
+        from engine.faces.http import run_server
+        http = ctx.settings.http
+        return run_server(ctx.db, ctx.settings, host=args.host or http.host,
+                          port=http.port if args.port is None else args.port,
+                          token_env=args.token_env or http.token_env or None, clock=ctx.clock, api=False, actor="mcp")
+    if args.host or args.port is not None or args.token_env:
+        raise InvalidInput("--host, --port and --token-env go with --http (stdio has no address)")
     from engine.faces.mcp import run_stdio
     run_stdio(ctx.db, ctx.settings, clock=ctx.clock)
     return 0
