@@ -6,6 +6,9 @@ pyproject.toml hold them to it.
 
 from engine.absorb.pairs import PairDecision, classify_pairs
 from engine.absorb.planner import RawItem
+from engine.agents.connect import HERMES_CONFIG_LINE, Snippet, default_hermes_home, install_hermes_plugin
+from engine.agents.connect import memlens_executable, use_profile_folder
+from engine.agents.connect import snippets as connection_snippets
 from engine.agents.profile import FILES as PROFILE_FILES
 from engine.agents.profile import MAX_FILE_CHARS as PROFILE_MAX_FILE_CHARS
 from engine.agents.profile import Profile, ProfileFile, ProfileVersion
@@ -58,4 +61,7 @@ __all__ = [
     "PROFILE_MAX_FILE_CHARS",
     # What the faces (CLI, HTTP, MCP) need beyond the records: clocks, the server's address, JSONL input.
     "Clock", "host_and_port", "walk_text", "open_input", "read_records", "AbstractReport",
+    # Connecting an agent: each client's configuration, and the Hermes Agent provider's installation.
+    "Snippet", "connection_snippets", "memlens_executable", "install_hermes_plugin", "default_hermes_home",
+    "HERMES_CONFIG_LINE", "use_profile_folder",
 ]

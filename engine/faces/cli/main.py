@@ -19,6 +19,7 @@ from engine import (IMPORT_FORMATS, KINDS, MemLensError, READ_MODES, SCOPES, STA
 from engine.faces.cli import commands
 from engine.faces.cli.agent import add_agent
 from engine.faces.cli.classify import add_classify
+from engine.faces.cli.connect import add_connect
 from engine.faces.cli.curation import add_curation, add_plan_revert
 from engine.faces.cli.frontends import add_gui
 from engine.faces.cli.graph import add_graph
@@ -169,6 +170,7 @@ def build_parser() -> Parser:
     add_classify(sub)
     add_verify(sub)
     add_agent(sub, Parser)
+    add_connect(sub, Parser)
     add_gui(sub)
     return parser
 
