@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushBu
 from engine import Verification
 
 from gui.widgets.elided_label import ElidedLabel
+from gui.dialogs.connect import ConnectDialog
 from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
 from gui.dialogs.help import PANES as PANES_PAGE
 from gui.files import MEMORY_SUFFIXES, FileActions
@@ -128,6 +129,9 @@ class MainWindow(QMainWindow):
         self.import_action = self._action(file_menu, "&Import…", self.files.import_dialog, "Ctrl+I", "import")
         self.export_action = self._action(file_menu, "&Export JSONL…", self.files.export_dialog, "Ctrl+E", "export")
         file_menu.addSeparator()
+        self.connect_action = self._action(file_menu, "Connect an &Agent…", self.show_connect)
+        self.connect_action.setEnabled(False)
+        file_menu.addSeparator()
         self._action(file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
         view = self.menuBar().addMenu("&View")
         self._action(view, "Find (focus search)", self.focus_search, "Ctrl+K", "search")
@@ -184,6 +188,13 @@ class MainWindow(QMainWindow):
         self.welcome.set_recent(self.files.recent())
 
     # -- behaviour -----------------------------------------------------------------------
+    def show_connect(self) -> None:
+        """Each agent client's configuration for the open file (File → Connect an Agent…)."""
+        if self.session.path is None:
+            return
+        self.connect_dialog = ConnectDialog(Path(self.session.path), self)
+        self.connect_dialog.open()
+
     def show_help(self, page: int) -> None:
         self.help = HelpDialog(self, page)
         self.help.open()
@@ -282,6 +293,7 @@ class MainWindow(QMainWindow):
 
     def _update_status(self) -> None:
         stats = self.session.stats
+        self.connect_action.setEnabled(self.session.is_open)
         if not self.session.is_open:
             self.path_label.setText("No memory open")
             for label in (self.counts_label, self.model_label, self.llm_label):

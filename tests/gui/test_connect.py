@@ -1,0 +1,44 @@
+"""File → Connect an Agent…: each client's configuration for the open file, copyable."""
+
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QGuiApplication
+
+from engine import connection_snippets, memlens_executable
+from tests.gui.conftest import WAIT_MS, open_file
+
+
+def test_connect_is_offered_only_with_a_file_open(qtbot, window, demo_copy) -> None:
+    assert not window.connect_action.isEnabled()
+    open_file(qtbot, window, demo_copy)
+    assert window.connect_action.isEnabled()
+    window.session.close()
+    qtbot.waitUntil(lambda: not window.connect_action.isEnabled(), timeout=WAIT_MS)
+
+
+def test_the_dialog_shows_each_client_with_this_files_paths_and_copies_it(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    window.connect_action.trigger()
+    qtbot.waitUntil(lambda: getattr(window, "connect_dialog", None) is not None
+                    and window.connect_dialog.isVisible(), timeout=WAIT_MS)
+    dialog = window.connect_dialog
+    tabs = [dialog.tabs.tabText(i) for i in range(dialog.tabs.count())]
+    assert tabs == ["Hermes Agent", "Claude Code", "Claude Desktop", "Cursor"]
+    expected = {s.client: s.text for s in connection_snippets(demo_copy)}
+    for client, page in dialog.pages.items():
+        shown = page.text.toPlainText()
+        assert shown == expected[client]  # the same text as 'memlens connect'
+        assert str(demo_copy.absolute()) in shown and str(memlens_executable()) in shown
+    server = json.loads(dialog.pages["Claude Desktop"].text.toPlainText())["mcpServers"]["memlens"]
+    assert server["args"] == ["--db", str(demo_copy.absolute()), "mcp"]
+
+    dialog.tabs.setCurrentIndex(3)
+    cursor = dialog.pages["Cursor"]
+    qtbot.mouseClick(cursor.copy, Qt.MouseButton.LeftButton)
+    assert QGuiApplication.clipboard().text() == expected["Cursor"]
+    assert cursor.copy.text() == "Copied"
+    qtbot.waitUntil(lambda: cursor.copy.text() == "Copy", timeout=WAIT_MS)
+    dialog.close()
