@@ -183,7 +183,10 @@ class HermesMemory:
         profile.mkdir(parents=True, exist_ok=True)
         settings = dataclasses.replace(settings, memory=dataclasses.replace(settings.memory,
                                                                             profile_dir=str(profile.resolve())))
+        if self._memory is not None:  # initialized again (a new session in the same process)
+            self._memory.close()
         self._memory = Memory(db, settings, actor=ACTOR, embedder=self._embedder)
+        self._absorbed_this_session = 0
         self._session_id = self._session(session_id)
         log.info("memlens: %s (writes %s)", db, "on" if self._writes else f"off in a {context} context")
 
