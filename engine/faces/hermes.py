@@ -12,8 +12,8 @@ testable without Hermes. What it does with each hook:
   whole session, so the prompt prefix stays cached).
 - ``prefetch`` / ``queue_prefetch``: facts relevant to the turn, each ``[id] "text"``; the queued
   search runs on a thread of its own and ``prefetch`` takes its answer when the query matches.
-- ``sync_turn``: the user's statements (not questions, not chatter shorter than a fact may be)
-  absorbed as ``run`` facts of the session, through the pipeline (validation, secrets, classifier);
+- ``sync_turn``: the user's statements (sentences ending in a full stop, not questions or
+  exclamations) absorbed as ``run`` facts of the session, through the pipeline (validation, secrets, classifier);
   ``on_memory_write``: Hermes's built-in memory tool's additions, absorbed as ``user`` or ``agent``
   facts. Neither writes from a non-primary context (cron, subagent, flush), as Hermes asks.
 - ``on_session_end``: drafts a distill plan for the session's run facts, never applied: the person
@@ -44,6 +44,7 @@ ACTOR = "hermes"
 CONFIG_FILE = "memlens.json"
 PRIMARY = "primary"
 PREFETCH_HITS = 5
+MIN_STATEMENT_WORDS = 4
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
 TOOL_SCHEMAS: list[dict[str, Any]] = [
@@ -115,19 +116,20 @@ def _choice(args: dict[str, Any], key: str, choices: tuple[str, ...] | list[str]
     return value
 
 
-def statements(text: str, min_chars: int, max_chars: int) -> list[str]:
-    """The parts of a user's message worth absorbing: its sentences minus questions, grouped into
-    items the pipeline accepts by size; a part shorter than a fact may be (a greeting, 'thanks') is
-    left out rather than sent in to be refused. Secrets are not looked for here: the pipeline
-    refuses them, so a refusal is recorded."""
-    kept = [s.strip() for s in _SENTENCE_END.split(" ".join(text.split())) if s.strip() and not s.strip().endswith("?")]
+def statements(text: str, max_chars: int) -> list[str]:
+    """The parts of a user's message worth absorbing: its statements (sentences ending in a full stop,
+    of at least ``MIN_STATEMENT_WORDS`` words), grouped into items of at most ``max_chars``. Questions,
+    exclamations and requests ('Thanks!', 'Can you check?') are left out rather than kept as facts.
+    Secrets are not looked for here: the pipeline refuses them, so a refusal is recorded."""
+    kept = [s.strip() for s in _SENTENCE_END.split(" ".join(text.split()))
+            if s.strip().endswith(".") and len(s.split()) >= MIN_STATEMENT_WORDS]
     items: list[str] = []
     for sentence in kept:
         if items and len(items[-1]) + 1 + len(sentence) <= max_chars:
             items[-1] += " " + sentence
         else:
             items.append(sentence)
-    return [item for item in items if len(item) >= min_chars]
+    return items
 
 
 def provider_config(folder: Path) -> dict[str, Any]:
@@ -238,8 +240,7 @@ class HermesMemory:
                   messages: list[dict[str, Any]] | None = None) -> None:
         if not self._writes or self._memory is None or not isinstance(user_content, str):
             return
-        limits = self._memory.settings.memory
-        parts = statements(user_content, limits.min_text_chars, limits.max_text_chars)
+        parts = statements(user_content, self._memory.settings.memory.max_text_chars)
         if parts:
             session = self._session(session_id or self._session_id)
             self._absorbed_this_session += self._absorb(
@@ -253,7 +254,7 @@ class HermesMemory:
             return
         if action not in ("add", "replace") or not isinstance(content, str):
             return  # a removal from MEMORY.md / USER.md is the profile's own; the archive keeps its history
-        if len(content.strip()) < self._memory.settings.memory.min_text_chars:
+        if not content.strip():
             return
         about_user = target == "user"
         self._absorb([{"text": content.strip(), "scope": "user" if about_user else "agent",
