@@ -159,6 +159,19 @@ def test_a_cron_context_writes_nothing(installed: str, hermes_home: Path, read) 
     assert memory.journal() == [] and memory.plans() == [] and memory.stats()["facts"] == 0
 
 
+def test_hermes_memory_setup_saves_the_memory_file_the_provider_then_uses(installed: str, hermes_home: Path,
+                                                                        tmp_path: Path) -> None:
+    provider = load_memory_provider("memlens")
+    (field,) = provider.get_config_schema()
+    assert field["key"] == "db" and not field.get("secret")
+    other = tmp_path / "elsewhere" / "agent.sqlite"
+    provider.save_config({"db": str(other)}, str(hermes_home))  # what 'hermes memory setup' calls
+    manager = _session("s-setup", hermes_home)
+    manager.shutdown_all()
+    assert other.exists()
+    assert json.loads((hermes_home / "plugins" / "memlens" / "memlens.json").read_text())["db"] == str(other)
+
+
 def test_only_statements_of_a_turn_are_absorbed() -> None:
     from engine.faces.hermes import statements
     said = "Thanks! Can you check the deploy? Lena works at Brightline Labs. ok. The sync moved to Thursdays."

@@ -120,7 +120,7 @@ def test_the_official_client_runs_every_tool_over_serve_with_a_token(db_path: Pa
 
 
 @pytest.mark.slow
-def test_a_missing_or_wrong_token_and_a_foreign_host_are_refused(db_path: Path) -> None:
+def test_a_missing_or_wrong_token_a_foreign_host_and_a_huge_body_are_refused(db_path: Path) -> None:
     initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
                   "params": {"protocolVersion": "2025-06-18", "capabilities": {},
                              "clientInfo": {"name": "probe", "version": "0"}}}
@@ -130,9 +130,12 @@ def test_a_missing_or_wrong_token_and_a_foreign_host_are_refused(db_path: Path) 
         wrong = httpx.post(url, json=initialize, headers={**accept, "Authorization": "Bearer nope"})
         foreign = httpx.post(url, json=initialize, headers={**accept, "Authorization": f"Bearer {TOKEN}",
                                                              "Host": "attacker.example"})
+        huge = httpx.post(url, content=b'{"jsonrpc": "2.0", "pad": "' + b"x" * 1_100_000 + b'"}',
+                          headers={**accept, "Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"})
         with pytest.raises(Exception):  # the official client, without the token, gets nowhere
             anyio.run(_session, url, lambda s: s.list_tools())
     assert (missing.status_code, wrong.status_code, foreign.status_code) == (401, 401, 400)
+    assert huge.status_code == 413  # [http] max_body_bytes (1 MiB), as for the API
     assert "attacker.example" not in foreign.text and TOKEN not in missing.text
 
 
