@@ -456,9 +456,13 @@ class Memory:
         """Every text saved to ``name`` through MemLens, oldest first (revision 1, 2, ...)."""
         return self.agent_files.versions(name)
 
-    def snapshot(self, session_id: str, query: str | None = None, max_chars: int | None = None) -> Snapshot:
-        """The session's frozen digest: made and stored by the first call, the same bytes after."""
-        return self.agent_files.snapshot(session_id, query, max_chars)
+    def snapshot(self, session_id: str, query: str | None = None, max_chars: int | None = None, *,
+                 with_profile: bool = True) -> Snapshot:
+        """The session's frozen digest: made and stored by the first call, the same bytes after.
+
+        ``with_profile=False`` leaves the profile files out, for an agent that puts them in its prompt
+        itself (Hermes Agent's own memory does)."""
+        return self.agent_files.snapshot(session_id, query, max_chars, with_profile=with_profile)
 
     def preview_snapshot(self, query: str | None = None, max_chars: int | None = None) -> Snapshot:
         """What a new session's snapshot would be now; nothing is stored."""

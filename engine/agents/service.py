@@ -65,7 +65,8 @@ class AgentFiles:
         with self._ctx.store.guard():
             return profile_files.saved_versions(self._ctx.store.db, name)
 
-    def snapshot(self, session_id: str, query: str | None = None, max_chars: int | None = None) -> Snapshot:
+    def snapshot(self, session_id: str, query: str | None = None, max_chars: int | None = None, *,
+                 with_profile: bool = True) -> Snapshot:
         ctx = self._ctx
         max_chars = ctx.settings.memory.snapshot_max_chars if max_chars is None else max_chars
         query, max_chars = snapshots.check_request(session_id, query, max_chars)
@@ -73,7 +74,7 @@ class AgentFiles:
             found = snapshots.load_frozen(ctx.store.db, session_id)
             if found is not None:
                 return found
-            draft = self._compose(session_id, query, max_chars)
+            draft = self._compose(session_id, query, max_chars, with_profile)
             with ctx.store.transaction() as db:
                 created = snapshots.freeze(db, draft, ctx.actor)
                 if created:
@@ -87,13 +88,17 @@ class AgentFiles:
         with ctx.store.guard():
             return self._compose(None, query, max_chars)
 
-    def _compose(self, session_id: str | None, query: str | None, max_chars: int) -> Snapshot:
+    def _compose(self, session_id: str | None, query: str | None, max_chars: int,
+                 with_profile: bool = True) -> Snapshot:
         now = self._ctx.clock()
         hits = self._search(query, top_k=RELEVANT_K) if query else []
         relevant = [h.fact for h in hits if h.bm25 > 0 or h.cosine >= RELEVANT_MIN_COSINE]
         db = self._ctx.store.db
         todo_ids, recent_ids = snapshots.open_todos(db, now), snapshots.recent(db, now)
         facts = load_facts(db, [*todo_ids, *recent_ids])
-        text, cited = snapshots.compose(self.profile(), query, relevant, [facts[i] for i in todo_ids],
+        profile = self.profile()
+        if not with_profile:
+            profile = dataclasses.replace(profile, files=())
+        text, cited = snapshots.compose(profile, query, relevant, [facts[i] for i in todo_ids],
                                         [facts[i] for i in recent_ids], max_chars)
         return Snapshot(session_id, text, cited, now if session_id is not None else None, query, max_chars)

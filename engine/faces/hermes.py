@@ -200,7 +200,8 @@ class HermesMemory:
         if self._memory is None:
             return ""
         try:
-            return self._memory.snapshot(self._session_id).text
+            # Hermes's built-in memory already puts MEMORY.md and USER.md (our profile) in its prompt.
+            return self._memory.snapshot(self._session_id, with_profile=False).text
         except MemLensError as err:
             log.warning("memlens: no snapshot: %s", err)
             return ""

@@ -18,6 +18,7 @@ from tests.llm_server import ScriptedLLM
 
 HERMES = shutil.which("hermes", path=str(Path(sys.executable).parent))
 FACT = "Lena's team ships the data platform release every second Thursday at 10:00 CET."
+PROFILE_LINE = "Release notes go to the #platform channel before noon."
 SAID = "Remember: the data platform release ships every second Thursday, after the review meeting."
 
 
@@ -34,6 +35,8 @@ def test_a_hermes_chat_turn_writes_through_the_memlens_tool(tmp_path: Path, db_p
                                     "install"], env=env, capture_output=True, text=True, timeout=120)
         assert installed.returncode == 0, installed.stderr
         assert installed.stdout.strip().splitlines()[-1] == "hermes config set memory.provider memlens"
+        (home / "memories").mkdir(parents=True, exist_ok=True)
+        (home / "memories" / "MEMORY.md").write_text(f"{PROFILE_LINE}\n", encoding="utf-8")
         (home / "config.yaml").write_text(f"model:\n  provider: custom\n  base_url: {llm.base_url}\n"
                                           f"  default: scripted\nmemory:\n  provider: memlens\n", encoding="utf-8")
         chat = subprocess.run([HERMES, "-z", SAID], env=env, cwd=tmp_path, capture_output=True, text=True,
@@ -47,6 +50,7 @@ def test_a_hermes_chat_turn_writes_through_the_memlens_tool(tmp_path: Path, db_p
     assert "memlens_absorb" in {t["function"]["name"] for t in completions[0]["tools"]}
     system = completions[0]["messages"][0]["content"]
     assert "# Memory snapshot" in system  # the session's frozen snapshot is in Hermes's system prompt
+    assert system.count(PROFILE_LINE) == 1  # the profile once: Hermes's own memory block, not again in ours
     tool_result = json.loads(next(m["content"] for m in completions[1]["messages"] if m["role"] == "tool"))
     assert tool_result["status"] == "applied" and tool_result["items"][0]["outcome"] == "new"
 

@@ -88,7 +88,9 @@ def test_a_session_lifecycle_through_hermes_memory_manager(installed: str, herme
     assert {s["name"] for s in manager.get_all_tool_schemas()} == {
         "memlens_search", "memlens_get", "memlens_absorb", "memlens_timeline"}
     first = manager.build_system_prompt()
-    assert "Deploys go through the staging cluster first." in first  # Hermes's own MEMORY.md is the profile
+    # Hermes's own MEMORY.md is the profile; Hermes's built-in memory puts it in the prompt, so the provider's
+    # snapshot leaves it out (the real chat test checks it is there once)
+    assert first.startswith("# Memory snapshot") and "Deploys go through the staging cluster first." not in first
     _turn(manager, f"{BEFORE} Can you remember that?")
     _turn(manager, f"My staging deploy key is {SECRET} and it expires at the end of the quarter.")
     assert manager.build_system_prompt() == first  # frozen for the session while writes land
