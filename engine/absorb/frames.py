@@ -31,6 +31,7 @@ from engine.absorb.text_contrast import DATE_WORDS, FUNCTION_WORDS, NEGATORS, NU
 _TOKEN = re.compile(r"[$€£#]?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.;:!?()\"“”]", re.UNICODE)
 _HAS_DIGIT = re.compile(r"\d")
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those each every".split())
+_CLAUSE_COMMA = re.compile(r",(?!\d)")  # not the thousands of "$15,500"
 _SUBORDINATORS = frozenset("because when while which who whom whose although though whereas if unless said says".split())
 # "Two men", "several dogs": a count makes a subject many things, none of them named.
 _COUNTS = frozenset("two three four five six seven eight nine ten several some many few most all both".split())
@@ -73,6 +74,11 @@ class Span:
     temporal: bool = False    # when the fact holds, not what it says: "as of last week", "since May"
     kind: str = "word"        # what sort of value: money, time, number, identifier, name or word
     text: str = ""            # the words as written, for reasons people read
+    opener: str = ""          # the preposition that opened it, if any
+
+    @property
+    def of(self) -> bool:
+        return self.opener in ("of", "for")
 
     @property
     def key(self) -> frozenset[str]:
@@ -232,7 +238,7 @@ def frame(text: str) -> Frame:
     current: list[str] = []
     written: list[str] = []
     state: dict[str, Any] = {"anchored": False, "definite": False, "adverbial": False, "since": False,
-                             "kinds": set()}
+                             "kinds": set(), "opener": ""}
     verb_at: int | None = None  # how many spans stood before the first verb
     after_copula = False
     scene = False
@@ -242,10 +248,11 @@ def frame(text: str) -> Frame:
         if current:
             temporal = state["since"] or set(current) <= _TIME_WORDS or (verb_at is None and state["adverbial"])
             spans.append(Span(tuple(current), state["anchored"], False, state["definite"], state["adverbial"],
-                              temporal, _span_kind(state["kinds"]), " ".join(written)))
+                              temporal, _span_kind(state["kinds"]), " ".join(written), state["opener"]))
+            # What the words before a span said carries on through a run of them ("for the ...").
+            state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="")
         current = []
         written.clear()
-        state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set())
 
     def opener(word: str) -> None:
         """A word before a span says what kind of span comes."""
@@ -254,6 +261,7 @@ def frame(text: str) -> Frame:
                 state["definite"] = True
             elif word in _PREPOSITIONS or word in NEWER_WORDS:
                 state["adverbial"] = True
+                state["opener"] = word
             if word in {"since", "of", "from", "until", "till"} and k > 0 and words[k - 1] in {"as", "since"} \
                     or word in {"since", "until", "till"}:
                 state["since"] = True
@@ -304,10 +312,18 @@ def frame(text: str) -> Frame:
             # "We hold the weekly sync on Tuesdays": what the sentence is about is the verb's object.
             subject = next((sp for sp in spans[verb_at:] if not sp.verb), None)
         else:
-            subject = next((sp for sp in spans[:verb_at] if not sp.adverbial and not sp.verb), None)
+            opening = [k for k, sp in enumerate(spans[:verb_at]) if not sp.adverbial and not sp.verb]
+            if opening:
+                subject = spans[opening[0]]
+                following = spans[opening[0] + 1] if opening[0] + 1 < verb_at else None
+                if following is not None and following.of:
+                    # "the budget for the Atlas migration", "the lead of the SRE team": one noun phrase
+                    subject = Span(subject.lemmas + following.lemmas, subject.anchored or following.anchored,
+                                   False, subject.definite or following.definite, False, False, subject.kind,
+                                   f"{subject.text} {following.opener} {following.text}")
     lemmas = frozenset(lemma for sp in spans for lemma in sp.lemmas)
     negated = any(w in NEGATORS or w.endswith(("n't", "n’t")) for w in words) and not _newer_negation(words)
-    compound = "," in text or any(w in _SUBORDINATORS for w in words)
+    compound = bool(_CLAUSE_COMMA.search(text)) or any(w in _SUBORDINATORS for w in words)
     return Frame(subject, tuple(spans), lemmas, _newer(words), negated, scene, compound)
 
 
