@@ -56,7 +56,7 @@ class MemorySettings:
     # "Lena lives in Y" have one subject and differ in a value too.
     change_threshold: float = 0.45
     change_reworded_threshold: float = 0.50
-    restate_threshold: float = 0.80
+    restate_threshold: float = 0.75
     # Nearest facts compared with an incoming one: 8 so that the old version of a changed fact is
     # among them when other facts of the same shape are close too.
     candidates: int = 8

@@ -31,6 +31,8 @@ from engine.absorb.text_contrast import DATE_WORDS, FUNCTION_WORDS, NEGATORS, NU
 _TOKEN = re.compile(r"[$€£#]?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.;:!?()\"“”]", re.UNICODE)
 _HAS_DIGIT = re.compile(r"\d")
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those each every".split())
+_UNITS = frozenset("""second minute hour day week month year percent ms s kb mb gb tb km kg m cm mm replica
+    node core request user item time""".split())
 _CLAUSE_COMMA = re.compile(r",(?!\d)")  # not the thousands of "$15,500"
 _SUBORDINATORS = frozenset("because when while which who whom whose although though whereas if unless said says".split())
 # "Two men", "several dogs": a count makes a subject many things, none of them named.
@@ -75,6 +77,7 @@ class Span:
     kind: str = "word"        # what sort of value: money, time, number, identifier, name or word
     text: str = ""            # the words as written, for reasons people read
     opener: str = ""          # the preposition that opened it, if any
+    anchors: frozenset[str] = frozenset()  # its names, numbers, identifiers and dates
 
     @property
     def of(self) -> bool:
@@ -88,7 +91,9 @@ class Span:
     def label(self) -> tuple[str, ...] | None:
         """The kind of a numbered thing ("team 4" -> ("team",)), or None: ids of one kind tell things apart."""
         words = tuple(w for w in self.lemmas if not _HAS_DIGIT.search(w))
-        return words if words and len(words) < len(self.lemmas) else None
+        if not words or len(words) == len(self.lemmas) or set(words) & _UNITS:
+            return None  # "5 minutes" is an amount, not the fifth of the minutes
+        return words
 
 
 @dataclass(frozen=True)
@@ -192,6 +197,11 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
         return False  # "number 12", "version 3"; but "the cluster runs 3 replicas"
     if after_copula and lower.endswith(("ed", "en")) and (nxt is None or nxt not in _PREPOSITIONS):
         return False  # "is shipped.", "is paused": a state, the value itself
+    if after_copula and nxt in _PREPOSITIONS:
+        return True  # "is set to", "is assigned to", "was moved to"
+    if after_copula and lower.endswith("ing") and nxt is not None and nxt not in FUNCTION_WORDS \
+            and nxt not in _DETERMINERS and nxt not in _PREPOSITIONS and verb_lemma not in PREDICATE_VERBS:
+        return False  # "is sparkling water": a value, not an action
     only_verb = set(found) <= {"VERB", "AUX", "ADV"}
     if prev in _PRONOUNS or prev in {"will", "can", "must", "should", "would", "to"}:
         return True  # "we hold", "will run"
@@ -238,7 +248,7 @@ def frame(text: str) -> Frame:
     current: list[str] = []
     written: list[str] = []
     state: dict[str, Any] = {"anchored": False, "definite": False, "adverbial": False, "since": False,
-                             "kinds": set(), "opener": ""}
+                             "kinds": set(), "opener": "", "anchors": set()}
     verb_at: int | None = None  # how many spans stood before the first verb
     after_copula = False
     scene = False
@@ -247,10 +257,25 @@ def frame(text: str) -> Frame:
         nonlocal current
         if current:
             temporal = state["since"] or set(current) <= _TIME_WORDS or (verb_at is None and state["adverbial"])
+            if state["opener"] in ("of", "for") and spans and not spans[-1].verb and not spans[-1].temporal:
+                # "the nightly job for team 4", "the budget for the Atlas migration": one noun phrase
+                head = spans.pop()
+                kinds = {head.kind} | state["kinds"]
+                spans.append(Span(head.lemmas + tuple(current), head.anchored or state["anchored"], False,
+                                  head.definite or state["definite"], head.adverbial, head.temporal,
+                                  _span_kind(kinds), f"{head.text} {state['opener']} {' '.join(written)}",
+                                  head.opener, head.anchors | frozenset(state["anchors"])))
+                state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
+                             anchors=set())
+                current = []
+                written.clear()
+                return
             spans.append(Span(tuple(current), state["anchored"], False, state["definite"], state["adverbial"],
-                              temporal, _span_kind(state["kinds"]), " ".join(written), state["opener"]))
+                              temporal, _span_kind(state["kinds"]), " ".join(written), state["opener"],
+                              frozenset(state["anchors"])))
             # What the words before a span said carries on through a run of them ("for the ...").
-            state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="")
+            state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
+                         anchors=set())
         current = []
         written.clear()
 
@@ -269,15 +294,15 @@ def frame(text: str) -> Frame:
     for k, word in enumerate(words):
         prev = words[k - 1] if k else None
         nxt = words[k + 1] if k + 1 < len(words) and words[k + 1][:1].isalnum() else None
-        if not word[:1].isalnum() and word[:1] not in "$€£":
-            close()
-            after_copula = False
-            continue
         if word == "'s":
             if current:
                 state["definite"] = True  # "Lena's employer": Lena is one person
             close()
             state["definite"] = True
+            continue
+        if not word[:1].isalnum() and word[:1] not in "$€£":
+            close()
+            after_copula = False
             continue
         if verb_at is None and not current and word in _COUNTS:
             continue  # "Two dogs": many things, none named (not a number the fact is about)
@@ -287,6 +312,9 @@ def frame(text: str) -> Frame:
             continue
         if word in FUNCTION_WORDS or word in _PREPOSITIONS:
             close()
+            if prev == "now" and word == "on":
+                state.update(adverbial=False, opener="")  # "From now on the sync is ...": the phrase is over
+                continue
             opener(word)
             if verb_at is None and (word in _COPULAS or word in {"has", "have", "had", "will", "does", "do", "did"}):
                 verb_at = len(spans)
@@ -296,7 +324,7 @@ def frame(text: str) -> Frame:
             close()
             if verb_at is None or (after_copula and len(spans) == verb_at):
                 verb_at = len(spans)
-                scene = after_copula and word.endswith("ing")  # "is slicing", "are playing"
+                scene = after_copula and word.endswith("ing")  # "is slicing", "are playing" (see below)
             spans.append(Span((_verb_lemma(word),), False, True, text=raw[k]))
             after_copula = False
             continue
@@ -304,6 +332,7 @@ def frame(text: str) -> Frame:
         written.append(raw[k])
         if _is_anchor(raw[k], word, k == 0):
             state["anchored"] = True
+            state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
     subject = None
@@ -314,17 +343,30 @@ def frame(text: str) -> Frame:
         else:
             opening = [k for k, sp in enumerate(spans[:verb_at]) if not sp.adverbial and not sp.verb]
             if opening:
-                subject = spans[opening[0]]
-                following = spans[opening[0] + 1] if opening[0] + 1 < verb_at else None
-                if following is not None and following.of:
-                    # "the budget for the Atlas migration", "the lead of the SRE team": one noun phrase
-                    subject = Span(subject.lemmas + following.lemmas, subject.anchored or following.anchored,
-                                   False, subject.definite or following.definite, False, False, subject.kind,
-                                   f"{subject.text} {following.opener} {following.text}")
+                subject = _held_thing(spans[opening[0]], spans, verb_at) or spans[opening[0]]
+    # "The search indexer is running in us-east-2" is a standing fact: a name, number or date says so.
+    scene = scene and not any(sp.anchored for sp in spans if sp is not subject)
     lemmas = frozenset(lemma for sp in spans for lemma in sp.lemmas)
     negated = any(w in NEGATORS or w.endswith(("n't", "n’t")) for w in words) and not _newer_negation(words)
     compound = bool(_CLAUSE_COMMA.search(text)) or any(w in _SUBORDINATORS for w in words)
     return Frame(subject, tuple(spans), lemmas, _newer(words), negated, scene, compound)
+
+
+def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
+    """"Priya leads the SRE team", "Aiko owns ticket OPS-4821", "Daniel took over the SRE team": a
+    person's name, a verb, then one named thing: the fact is about the thing (who leads it, who owns
+    it), so a new name there is its new value. Not "Lena works at Brightline Labs" (a place she works
+    at) nor "Lena drives a blue Volvo" (an indefinite thing: a value)."""
+    if not (opening.anchored and opening.kind in ("name", "word") and len(opening.lemmas) == 1
+            and not opening.definite) or verb_at >= len(spans) \
+            or not spans[verb_at].verb or verb_at + 1 >= len(spans):
+        return None
+    thing = spans[verb_at + 1]
+    if thing.verb or thing.opener not in ("", "over"):
+        return None
+    if thing.kind == "identifier" or (thing.definite and len(thing.lemmas) > 1):
+        return thing
+    return None
 
 
 def _newer_negation(words: list[str]) -> bool:
@@ -392,7 +434,8 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     # date went, the words that differ say the attribute ("employer" / "has a job"), not its value.
     kept_value = bool(values_a and values_b) and values_a[-1] not in lost and values_b[-1] not in gained
     names_kept = any(sp.anchored for sp in values_a)
-    if lost and gained and (kept_value or names_kept) and not any(sp.anchored for sp in lost + gained):
+    new_names = any(sp.anchors - b.lemmas for sp in lost) or any(sp.anchors - a.lemmas for sp in gained)
+    if lost and gained and (kept_value or names_kept) and not new_names:
         if any(x.key & y.key for x in lost for y in gained):
             # "every code editor" / "every text editor": one thing told apart by a word, not reworded
             return FrameContrast(None, newer, "a word of a kept value changed")
@@ -401,12 +444,12 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes
             return FrameContrast(None, newer, "values of other sorts")
-        if not (shared_predicate or newer) and _sorts(lost) != _sorts(gained):
+        if not (shared_predicate or newer) and (len(lost) > 1 or len(gained) > 1) and _sorts(lost) != _sorts(gained):
             # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
             # another statement about the subject, not one value replaced
             return FrameContrast(None, newer, "several parts differ")
         return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'", shared_predicate)
-    if any(sp.anchored for sp in lost + gained):
+    if new_names:
         return FrameContrast(None, newer, "a name, number or date only one has")
     if not gained and not lost:
         return FrameContrast("same", newer, "same spans")
