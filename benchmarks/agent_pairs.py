@@ -22,6 +22,7 @@ families, which the classifier was never tuned on. Scored the way the hidden che
 
     python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families held-out|tuning|all]
                                      [--write PAIRS.jsonl] [--json]
+    python -m benchmarks.agent_pairs --imports   # issue 25's imports: contradictions planned
 
 ``--write`` writes the pairs as JSONL ``{"id", "stored", "incoming", "label", "family"}``, the input of
 ``memlens classify --batch`` (which ignores the extra keys), so the hidden check's route can be run:
@@ -238,6 +239,32 @@ def _score_files(pairs_path: Path, outcomes_path: Path) -> None:
     print_report(report(pairs, [decided.get(p.id, "error") for p in pairs]))
 
 
+def numbered_lines(count: int = 1200) -> list[str]:
+    """Issue 25's import: a number names the subject in mid-phrase."""
+    return [f"The build server number {i} runs the nightly job for team {i % 7}." for i in range(count)]
+
+
+def log_lines(count: int = 3000) -> list[str]:
+    """Log-like facts: a time, a worker and a job of their own, numbers everywhere."""
+    return [f"2026-03-{1 + i % 28:02d} {i % 24:02d}:{i % 60:02d}:{(7 * i) % 60:02d} worker-{i % 9} finished job "
+            f"{4000 + i} in {20 + i % 37} s" for i in range(count)]
+
+
+def imports() -> dict[str, dict[str, int]]:
+    """Outcomes of issue 25's two imports, each into a fresh memory (applied, chunk by chunk)."""
+    import tempfile as _tempfile
+    from engine import Memory
+    from engine.config import Settings
+    found = {}
+    for name, lines in (("numbered subjects, 1,200 lines", numbered_lines()), ("log-like, 3,000 lines", log_lines())):
+        with _tempfile.TemporaryDirectory() as folder, Memory(Path(folder) / "m.sqlite", Settings()) as memory:
+            source = Path(folder) / "lines.jsonl"
+            source.write_text("".join(json.dumps({"text": line}) + "\n" for line in lines), encoding="utf-8")
+            # As `memlens import`: chunks of 1,000, each applied before the next is planned against it.
+            found[name] = dict(memory.import_file(source).counts)
+    return found
+
+
 def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]], list[str]] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Score the absorb classifier on generated agent-memory pairs.")
     parser.add_argument("--per-family", type=int, default=40, help="pairs per label per family")
@@ -247,8 +274,14 @@ def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]],
     parser.add_argument("--score", nargs=2, type=Path, metavar=("PAIRS", "OUTCOMES"),
                         help="score classify --batch --json output against the pairs written by --write")
     parser.add_argument("--show", choices=LABELS, help="print the pairs of this label that went wrong")
+    parser.add_argument("--imports", action="store_true",
+                        help="plan issue 25's two imports (numbered subjects, log lines) and count outcomes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
+    if args.imports:
+        for name, counts in imports().items():
+            print(f"{name}: {counts}")
+        return
     if args.score:
         _score_files(*args.score)
         return

@@ -300,7 +300,7 @@ def frame(text: str) -> Frame:
             close()
             state["definite"] = True
             continue
-        if not word[:1].isalnum() and word[:1] not in "$€£":
+        if not word[:1].isalnum() and word[:1] not in "$€£#":
             close()
             after_copula = False
             continue
