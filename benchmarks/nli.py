@@ -128,8 +128,8 @@ def predict(f: Features, s: MemorySettings) -> np.ndarray:
     """``classify`` for one candidate, vectorised; checked against the real one in ``evaluate``."""
     allowed = np.where(f.cue == 2, 0, s.contradict_max_apart)
     close = f.cosine >= s.related_threshold
-    changed = (f.frame == "changed") & (f.cosine >= s.change_threshold) & \
-        (f.frame_shared | (f.cosine >= s.change_reworded_threshold))
+    reworded = np.where(f.frame_newer, s.change_reworded_threshold, s.contradict_reworded_threshold)
+    changed = (f.frame == "changed") & (f.cosine >= s.change_threshold) & (f.frame_shared | (f.cosine >= reworded))
     restated = close & (f.frame == "same") & (f.cosine >= s.restate_threshold) & ~f.frame_cue
     contra = (f.cosine >= s.contradict_threshold) & (f.cue > 0) & (f.residual <= allowed) & close & \
         (f.frame != "distinct")

@@ -56,6 +56,9 @@ class MemorySettings:
     # "Lena lives in Y" have one subject and differ in a value too.
     change_threshold: float = 0.45
     change_reworded_threshold: float = 0.50
+    # ... and in other words without saying it is newer: a plain disagreement needs more similarity
+    # ("Lena works at Corvid" / "Lena lives in Lisbon" sit at 0.55).
+    contradict_reworded_threshold: float = 0.60
     restate_threshold: float = 0.75
     # Nearest facts compared with an incoming one: 8 so that the old version of a changed fact is
     # among them when other facts of the same shape are close too.
@@ -163,7 +166,8 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
     **{("memory", k): _UNIT for k in (
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
-        "change_reworded_threshold", "restate_threshold", "context_weight",
+        "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
+        "context_weight",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),

@@ -91,7 +91,8 @@ def _changed(item: Incoming, candidates: list[Candidate], limits: MemorySettings
     for cand, read in _frames(item, candidates, limits.change_threshold):
         if read.verdict != "changed":
             continue
-        if not read.shared_predicate and cand.cosine < limits.change_reworded_threshold:
+        if not read.shared_predicate and cand.cosine < (limits.change_reworded_threshold if read.newer
+                                                        else limits.contradict_reworded_threshold):
             continue
         if read.newer:
             return Decision("supersede", cand, cand.cosine, "heuristic",

@@ -88,3 +88,13 @@ def test_log_like_lines_plan_no_contradiction(memory: Memory) -> None:
              for i in range(200)]
     plan = memory.absorb(lines, dry_run=True)
     assert [it.outcome for it in plan.items if it.outcome in ("contradict", "supersede")] == []
+
+
+def test_in_one_batch_an_update_supersedes_and_another_attribute_or_person_stays(memory: Memory) -> None:
+    plan = memory.absorb(["Lena works at Brightline Labs.", "Lena now works at Corvid Systems.",
+                          "Lena lives in Lisbon.", "Marco works at Brightline Labs."])
+    outcomes = [(it.outcome, it.target_index) for it in plan.items]
+    assert outcomes[:2] == [("new", None), ("supersede", 0)]
+    assert outcomes[2][0] in ("related", "new") and outcomes[3][0] in ("related", "new")
+    first, second = plan.items[0].fact_id, plan.items[1].fact_id
+    assert memory.timeline(second).chain_ids == [first, second]
