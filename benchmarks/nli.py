@@ -48,7 +48,7 @@ from typing import Any, Iterable
 import numpy as np
 
 from engine.absorb.classify import Candidate, classify, restatement_blocked
-from engine.absorb.frames import compare
+from engine.absorb.frame_contrast import compare
 from engine.absorb.conflict import conflict_cue, difference
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
-from engine.absorb.frames import FrameContrast, compare
+from engine.absorb.frame_contrast import FrameContrast, compare
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings

@@ -34,7 +34,8 @@ _DETERMINERS = frozenset("a an the my our your his her their its this that these
 _UNITS = frozenset("""second minute hour day week month year percent ms s kb mb gb tb km kg m cm mm replica
     node core request user item time""".split())
 _CLAUSE_COMMA = re.compile(r",(?!\d)")  # not the thousands of "$15,500"
-_SUBORDINATORS = frozenset("because when while which who whom whose although though whereas if unless said says".split())
+_SUBORDINATORS = frozenset(
+    "because when while which who whom whose although though whereas if unless said says".split())
 # "Two men", "several dogs": a count makes a subject many things, none of them named.
 _COUNTS = frozenset("two three four five six seven eight nine ten several some many few most all both".split())
 _DEFINITE = frozenset("the my our your his her their its this that these those".split())
@@ -55,7 +56,7 @@ NEWER_VERBS = frozenset("""move switch change upgrade downgrade reschedule reass
 _TIME_WORDS = frozenset("""last next this past week weeks month months year years sprint quarter ago today yesterday
     tonight tomorrow morning recently""".split())
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
-_LIGHT_OBJECTS = frozenset("place care charge part note".split())
+LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
                  ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"))
 
@@ -63,7 +64,7 @@ NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("a
 # "leads", "drives"), one of these right after the subject is read as the verb.
 PREDICATE_VERBS = frozenset("""run use handle own lead prefer like love live work drive store host keep hold take need
     write code speak report cover manage meet serve cost weigh sit stand go come play study teach own sell buy ship
-    deploy sync start end open close stay report""".split())
+    deploy sync start end open close stay""".split())
 
 
 @dataclass(frozen=True)
@@ -78,10 +79,6 @@ class Span:
     text: str = ""            # the words as written, for reasons people read
     opener: str = ""          # the preposition that opened it, if any
     anchors: frozenset[str] = frozenset()  # its names, numbers, identifiers and dates
-
-    @property
-    def of(self) -> bool:
-        return self.opener in ("of", "for")
 
     @property
     def key(self) -> frozenset[str]:
@@ -114,15 +111,6 @@ class Frame:
         if self.subject is None or self.scene or self.compound:
             return False
         return self.subject.anchored or (self.subject.definite and len(self.subject.lemmas) > 1)
-
-
-@dataclass(frozen=True)
-class FrameContrast:
-    """What the two frames differ in; ``verdict`` is ``distinct``, ``changed``, ``same`` or None (unsure)."""
-    verdict: str | None
-    newer: bool
-    why: str
-    shared_predicate: bool = False  # both texts use one verb for it ("works at" / "now works at")
 
 
 @lru_cache(maxsize=65536)
@@ -372,85 +360,3 @@ def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
 def _newer_negation(words: list[str]) -> bool:
     """"no longer" / "not anymore" mark a change of value, not a denial of the fact."""
     return any(tuple(words[k:k + 2]) in {("no", "longer"), ("not", "anymore")} for k in range(len(words)))
-
-
-def _value_like(span: Span) -> bool:
-    """May hold the attribute's value: not a verb, not a time phrase ("as of last week", "since May")."""
-    return not span.verb and not span.temporal and not span.key <= _LIGHT_OBJECTS
-
-
-def _sorts(spans: list[Span]) -> frozenset[str]:
-    """The sorts of value the spans hold, "word" only when nothing more telling is there."""
-    kinds = {sp.kind for sp in spans}
-    return frozenset(kinds - {"word"} or kinds)
-
-
-def _other_sorts(lost: set[str], gained: set[str]) -> bool:
-    """Values of other sorts: a date against a sum, a status word against a date. A name and a word
-    may be values of one attribute ("Brightline Labs" / "a startup")."""
-    a, b = lost - {"word"}, gained - {"word"}
-    if a and b:
-        return a.isdisjoint(b)
-    return bool((a | b) & {"money", "time"})
-
-
-def _survives(span: Span, other: Frame) -> bool:
-    return span.key <= other.lemmas
-
-
-def compare(stored: str, incoming: str) -> FrameContrast:
-    """Read ``incoming`` against ``stored``: another subject, a changed value, the same fact, or unsure."""
-    a, b = frame(stored), frame(incoming)
-    if a.subject is None or b.subject is None:
-        return FrameContrast(None, False, "no subject")
-    one_thing = a.definite and b.definite  # "a man" / "two dogs" may be anyone: nothing is said of one thing
-    if _survives(a.subject, b):
-        subject = a.subject
-    elif _survives(b.subject, a):
-        subject = b.subject
-    elif one_thing:
-        return FrameContrast("distinct", False, f"about another subject: '{a.subject.text}' / '{b.subject.text}'")
-    else:
-        return FrameContrast(None, False, "other subjects, neither one thing")
-    if a.negated != b.negated:
-        return FrameContrast(None, False, "negation")
-    values_a = [sp for sp in a.spans if _value_like(sp) and not sp.key <= subject.key]
-    values_b = [sp for sp in b.spans if _value_like(sp) and not sp.key <= subject.key]
-    lost = [sp for sp in values_a if not _survives(sp, b)]
-    gained = [sp for sp in values_b if not _survives(sp, a)]
-    newer = b.newer and not a.newer
-    shared_predicate = bool({l for sp in a.spans if sp.verb for l in sp.lemmas} &
-                            {l for sp in b.spans if sp.verb for l in sp.lemmas})
-    if lost and gained:
-        if len(lost) > 1 and any(x.label and x.label == y.label for x in lost for y in gained):
-            # "build 4312 took 35 s" / "build 4313 took 41 s": two numbered things, each with its value
-            return FrameContrast("distinct", False, "another numbered thing, with values of its own")
-        if all(sp.kind == "identifier" for sp in lost + gained):
-            # "Aiko owns ticket OPS-4821" / "Aiko owns bug #5519": two tickets, each with its owner
-            return FrameContrast("distinct", False, "other identified things")
-    if not one_thing:
-        return FrameContrast(None, newer, "subject not one thing")
-    # The value mostly closes the sentence; when both closing spans are kept and no name, number or
-    # date went, the words that differ say the attribute ("employer" / "has a job"), not its value.
-    kept_value = bool(values_a and values_b) and values_a[-1] not in lost and values_b[-1] not in gained
-    names_kept = any(sp.anchored for sp in values_a)
-    new_names = any(sp.anchors - b.lemmas for sp in lost) or any(sp.anchors - a.lemmas for sp in gained)
-    if lost and gained and (kept_value or names_kept) and not new_names:
-        if any(x.key & y.key for x in lost for y in gained):
-            # "every code editor" / "every text editor": one thing told apart by a word, not reworded
-            return FrameContrast(None, newer, "a word of a kept value changed")
-        return FrameContrast("same", newer, "same values, the attribute in other words")
-    if lost and gained:
-        if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
-            # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes
-            return FrameContrast(None, newer, "values of other sorts")
-        if not (shared_predicate or newer) and (len(lost) > 1 or len(gained) > 1) and _sorts(lost) != _sorts(gained):
-            # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
-            # another statement about the subject, not one value replaced
-            return FrameContrast(None, newer, "several parts differ")
-        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'", shared_predicate)
-    if new_names:
-        return FrameContrast(None, newer, "a name, number or date only one has")
-    if not gained and not lost:
-        return FrameContrast("same", newer, "same spans")
-    return FrameContrast("same", newer, "same values, other words")

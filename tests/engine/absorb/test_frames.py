@@ -7,7 +7,8 @@ import pytest
 
 from engine import Memory
 from engine.absorb.classify import Candidate, classify
-from engine.absorb.frames import compare, frame
+from engine.absorb.frame_contrast import compare
+from engine.absorb.frames import frame
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
 
@@ -84,8 +85,8 @@ def test_numbered_subjects_in_mid_phrase_plan_no_contradiction(memory: Memory) -
 
 
 def test_log_like_lines_plan_no_contradiction(memory: Memory) -> None:
-    lines = [f"2026-03-{1 + i % 28:02d} 0{i % 10}:{i % 60:02d}:00 worker-{i % 9} finished job {4000 + i} in {20 + i % 37} s"
-             for i in range(200)]
+    lines = [f"2026-03-{1 + i % 28:02d} 0{i % 10}:{i % 60:02d}:00 worker-{i % 9} finished job {4000 + i} "
+             f"in {20 + i % 37} s" for i in range(200)]
     plan = memory.absorb(lines, dry_run=True)
     assert [it.outcome for it in plan.items if it.outcome in ("contradict", "supersede")] == []
 
