@@ -47,7 +47,8 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from engine.absorb.classify import Candidate, classify
+from engine.absorb.classify import Candidate, classify, restatement_blocked
+from engine.absorb.frame_contrast import compare
 from engine.absorb.conflict import conflict_cue, difference
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
@@ -56,6 +57,7 @@ from engine.config import MemorySettings, Settings
 DATA = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "nli" / "dev.jsonl"
 CACHE = Path(tempfile.gettempdir()) / "memlens-nli-embeddings.npz"
 LABELS = ("duplicate", "contradict", "related", "new")
+CHANGES = frozenset({"contradict", "supersede"})  # a supersede on these pairs claims a conflict too
 GRID = {
     "duplicate_threshold": (0.80, 0.85, 0.90, 0.93, 0.95, 0.97),
     "duplicate_min_order": (0.8, 0.9, 1.0),
@@ -97,30 +99,47 @@ class Features:
     residual: np.ndarray
     order: np.ndarray
     different: np.ndarray    # a cue, an identifier/number/date/name or an opposite of its own
+    frame: np.ndarray        # the frame reading (engine/absorb/frames.py): changed, same, distinct or ""
+    frame_newer: np.ndarray
+    frame_shared: np.ndarray  # a changed value said with the stored text's verb
+    frame_cue: np.ndarray     # a negation or opposite: never a restatement
 
 
 def features(pairs: list[dict[str, Any]], cos: np.ndarray) -> Features:
     cue, residual, order, different = [], [], [], []
+    frame, newer, shared, frame_cue = [], [], [], []
     for p in pairs:
+        read = compare(p["a"], p["b"])
+        frame.append(read.verdict or "")
+        newer.append(read.newer)
+        shared.append(read.shared_predicate)
+        frame_cue.append(restatement_blocked(p["b"], p["a"]))
         c = contrast(p["b"], p["a"])
         kind = conflict_cue(p["b"], p["a"])
         cue.append(0 if kind is None else 2 if kind.startswith("number") else 1)
         residual.append(c.residual)
         order.append(c.order)
         different.append(difference(p["b"], p["a"]) is not None)
-    return Features(cos, np.array(cue), np.array(residual), np.array(order), np.array(different))
+    return Features(cos, np.array(cue), np.array(residual), np.array(order), np.array(different),
+                    np.array(frame, dtype=object), np.array(newer), np.array(shared), np.array(frame_cue))
 
 
 def predict(f: Features, s: MemorySettings) -> np.ndarray:
     """``classify`` for one candidate, vectorised; checked against the real one in ``evaluate``."""
     allowed = np.where(f.cue == 2, 0, s.contradict_max_apart)
-    contra = (f.cosine >= s.contradict_threshold) & (f.cue > 0) & (f.residual <= allowed) & \
-        (f.cosine >= s.related_threshold)
-    dup = ~contra & (f.cosine >= s.related_threshold) & (f.cosine >= s.duplicate_threshold) & \
+    close = f.cosine >= s.related_threshold
+    reworded = np.where(f.frame_newer, s.change_reworded_threshold, s.contradict_reworded_threshold)
+    changed = (f.frame == "changed") & (f.cosine >= s.change_threshold) & (f.frame_shared | (f.cosine >= reworded))
+    restated = close & (f.frame == "same") & (f.cosine >= s.restate_threshold) & ~f.frame_cue
+    contra = (f.cosine >= s.contradict_threshold) & (f.cue > 0) & (f.residual <= allowed) & close & \
+        (f.frame != "distinct")
+    dup = ~contra & close & (f.cosine >= s.duplicate_threshold) & \
         (f.residual <= s.duplicate_max_apart) & (f.order >= s.duplicate_min_order) & ~f.different
-    out = np.where(f.cosine >= s.related_threshold, "related", "new").astype(object)
+    out = np.where(close, "related", "new").astype(object)
     out[dup] = "duplicate"
     out[contra] = "contradict"
+    out[restated] = "duplicate"
+    out[changed] = "contradict"  # supersede or contradict: either says the two disagree
     return out
 
 
@@ -167,7 +186,8 @@ def classify_pairs(pairs: list[dict[str, Any]], cos: np.ndarray, limits: MemoryS
     out = []
     for pair, cosine in zip(pairs, cos):
         candidate = Candidate(pair["a"], "agent", float(cosine), fact_id=1)
-        out.append(classify(Incoming(text=pair["b"], scope="agent", kind="explicit"), [candidate], limits).outcome)
+        outcome = classify(Incoming(text=pair["b"], scope="agent", kind="explicit"), [candidate], limits).outcome
+        out.append("contradict" if outcome in CHANGES else outcome)
     return np.array(out, dtype=object)
 
 
@@ -239,7 +259,8 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
 
 
 def _subset(f: Features, mask: np.ndarray) -> Features:
-    return Features(f.cosine[mask], f.cue[mask], f.residual[mask], f.order[mask], f.different[mask])
+    return Features(f.cosine[mask], f.cue[mask], f.residual[mask], f.order[mask], f.different[mask],
+                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask])
 
 
 def _print_block(title: str, block: dict[str, Any]) -> None:

@@ -48,7 +48,21 @@ class MemorySettings:
     contradict_threshold: float = 0.50
     contradict_max_apart: int = 1
     related_threshold: float = 0.50
-    candidates: int = 5
+    # A fact read as subject / predicate / value (engine/absorb/frames.py): a changed value needs
+    # change_threshold, a restatement in other words restate_threshold. Chosen on the tuning
+    # families of python -m benchmarks.agent_pairs; held-out families and benchmarks.nli checked.
+    # A change said with the old text's verb ("works at" / "now works at") needs change_threshold;
+    # in other words ("works at" / "moved to") change_reworded_threshold, since "Lena works at X" /
+    # "Lena lives in Y" have one subject and differ in a value too.
+    change_threshold: float = 0.45
+    change_reworded_threshold: float = 0.50
+    # ... and in other words without saying it is newer: a plain disagreement needs more similarity
+    # ("Lena works at Corvid" / "Lena lives in Lisbon" sit at 0.55).
+    contradict_reworded_threshold: float = 0.60
+    restate_threshold: float = 0.75
+    # Nearest facts compared with an incoming one: 8 so that the old version of a changed fact is
+    # among them when other facts of the same shape are close too.
+    candidates: int = 8
     # Facts scored exactly per search: this many best by a rough score of every fact, and this many
     # nearest by cosine (see engine/search/hybrid.py). The exhaustive top 10 at 100k facts is found for
     # 300/300 benchmark queries at 200, 299 at 100, 269 at 50; LoCoMo recall@5 is 0.629 at each.
@@ -151,7 +165,9 @@ _UNIT = (0.0, 1.0)
 RANGES: dict[tuple[str, str], tuple[float, float]] = {
     **{("memory", k): _UNIT for k in (
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
-        "consolidate_threshold", "contradict_threshold", "related_threshold", "context_weight",
+        "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
+        "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
+        "context_weight",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),

@@ -21,7 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.absorb.conflict import conflict_cue, difference
+from engine.absorb.conflict import conflict_cue, cue_of, difference
+from engine.absorb.frame_contrast import FrameContrast, compare
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
@@ -79,6 +80,51 @@ def _by_triple(item: Incoming, candidates: list[Candidate]) -> Decision | None:
     return None
 
 
+def _frames(item: Incoming, candidates: list[Candidate], floor: float) -> list[tuple[Candidate, FrameContrast]]:
+    return [(cand, compare(cand.text, item.text)) for cand in sorted(candidates, key=lambda c: -c.cosine)
+            if cand.cosine >= floor]
+
+
+def _changed(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision | None:
+    """The nearest candidate whose frame is the incoming one's with another value: the same subject
+    and attribute, a new value. Newer wording ("now", "moved to", "since ...") supersedes it."""
+    for cand, read in _frames(item, candidates, limits.change_threshold):
+        if read.verdict != "changed":
+            continue
+        if not read.shared_predicate and cand.cosine < (limits.change_reworded_threshold if read.newer
+                                                        else limits.contradict_reworded_threshold):
+            continue
+        if read.newer:
+            return Decision("supersede", cand, cand.cosine, "heuristic",
+                            f"a newer value than {cand.label} ({read.why})", certain=True)
+        cue = conflict_cue(item.text, cand.text)
+        return Decision("contradict", cand, cand.cosine, "heuristic",
+                        f"disagrees with {cand.label} ({read.why}{'; ' + cue if cue else ''}), "
+                        f"similarity {cand.cosine:.2f}", certain=True)
+    return None
+
+
+def restatement_blocked(a: str, b: str) -> bool:
+    """A negation, an opposite ("likes" / "dislikes") or a number only one has: never the same fact."""
+    c = contrast(a, b)
+    return cue_of(c) is not None or c.antonyms is not None
+
+
+def _by_frame(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> tuple[Decision | None,
+                                                                                               list[Candidate]]:
+    """A restatement (the same subject and values in other words) and the candidates about another subject."""
+    distinct = []
+    for cand, read in _frames(item, candidates, limits.related_threshold):
+        if read.verdict == "distinct":
+            distinct.append(cand)
+        elif read.verdict == "same" and cand.cosine >= limits.restate_threshold \
+                and not restatement_blocked(item.text, cand.text):
+            return Decision("duplicate", cand, cand.cosine, "heuristic",
+                            f"says the same as {cand.label} in other words (similarity {cand.cosine:.2f})",
+                            certain=True), distinct
+    return None, distinct
+
+
 def near_copy(a: str, b: str, limits: MemorySettings) -> bool:
     """``a`` and ``b`` say the same: same content words (up to ``duplicate_max_apart``), same order, no cue."""
     c = contrast(a, b)
@@ -93,13 +139,21 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
         return by_triple
     close = sorted((c for c in candidates if c.cosine >= limits.related_threshold),
                    key=lambda c: (c.scope != item.scope, -c.cosine))
+    changed = _changed(item, candidates, limits)
+    if changed:
+        return changed
     if not close:
         best = max((c.cosine for c in candidates), default=None)
         return Decision("new", None, best, "heuristic", "no close fact" if best is None
                         else f"nearest fact only {best:.2f} similar", certain=True)
+    by_frame, distinct = _by_frame(item, candidates, limits)
+    if by_frame:
+        return by_frame
     for cand in sorted(close, key=lambda c: -c.cosine):
         if cand.cosine < limits.contradict_threshold:
             break
+        if cand in distinct:
+            continue  # "build server 12" / "build server 13": two things, whatever number follows
         cue = conflict_cue(item.text, cand.text, max_apart=limits.contradict_max_apart)
         if cue:
             return Decision("contradict", cand, cand.cosine, "heuristic",

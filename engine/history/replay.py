@@ -63,22 +63,31 @@ def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
     facts = load_facts(db, ids)
     if fact_id not in facts:
         raise NotFound(f"there is no fact {fact_id} in this memory")
-    dated = [(kind, src, dst, _effective(at, plan, facts.get(src))) for kind, src, dst, at, plan in edges]
-    live = [(kind, src, dst) for kind, src, dst, at in dated
+    dated = [(kind, src, dst, _effective(at, plan, facts.get(src)), edge_id)
+             for kind, src, dst, at, plan, edge_id in edges]
+    live = [(kind, src, dst) for kind, src, dst, at, _id in dated
             if at <= when and facts.get(src) and facts.get(dst)
             and facts[src].created_at <= when and facts[dst].created_at <= when]
     statuses = _statuses(db, facts, when)
-    start = _written_by(fact_id, facts, [(src, dst) for kind, src, dst, _at in dated if kind == "supersedes"], when)
+    start = _written_by(fact_id, facts, [(src, dst) for kind, src, dst, _at, _id in dated if kind == "supersedes"], when)
     versions = [v for v in _chain(start, [(src, dst) for kind, src, dst in live if kind == "supersedes"])
                 if statuses.get(v) is not None]
     active = [v for v in versions if statuses.get(v) == "active"]
-    settled = {frozenset((src, dst)) for kind, src, dst in live if kind == "related"}
+    # A related edge settles a contradiction ("both hold") only when made after it: absorb links
+    # close facts related, and a person may find them contradicting later.
+    # Edge ids give the order (two edges may share a time under a fixed clock).
+    written = set(live)
+    settled_by: dict[frozenset[int], int] = {}
+    for kind, src, dst, _at, edge_id in dated:
+        if kind == "related" and (kind, src, dst) in written:
+            pair = frozenset((src, dst))
+            settled_by[pair] = max(edge_id, settled_by.get(pair, edge_id))
     chain_ids = set(versions)
     pairs = []
-    for kind, src, dst in live:
-        if (kind == "contradicts" and (src in chain_ids or dst in chain_ids)
+    for kind, src, dst, _at, edge_id in dated:
+        if (kind == "contradicts" and (kind, src, dst) in written and (src in chain_ids or dst in chain_ids)
                 and statuses.get(src) == "active" and statuses.get(dst) == "active"
-                and frozenset((src, dst)) not in settled):
+                and settled_by.get(frozenset((src, dst)), -1) < edge_id):
             older, newer = sorted((facts[src], facts[dst]), key=lambda f: (f.created_at, f.id))
             pairs.append((older.id, newer.id))
     return Replay(fact_id, when, versions, {v: statuses.get(v) for v in sorted(facts)},

@@ -23,7 +23,7 @@ from engine.store.json_text import encoder
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
-from engine.store.edges import has_edge
+from engine.store.edges import contradiction_open, has_edge
 from engine.store.facts_read import status_of, tags_column
 from engine.vocabulary import EDGE_TYPES
 from engine.store.records import (active_hash_owners, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
@@ -109,9 +109,9 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem],
             if fact is None or edge.get("to_status") not in (None, fact["status"]):
                 now = "missing" if fact is None else fact["status"]
                 problems.append(f"item {it.index}: fact {edge['to_id']} is now {now} (was {edge.get('to_status')})")
-            elif it.outcome == "link" and it.target_id is not None and edge_exists(db, it.target_id, edge["to_id"],
-                                                                                 edge["type"]):
-                problems.append(f"item {it.index}: facts {it.target_id} and {edge['to_id']} are already linked "
+            elif it.outcome == "link" and (src := link_source(it)) is not None and \
+                    link_direction(db, src, edge["to_id"], edge["type"]) != (src, edge["to_id"]):
+                problems.append(f"item {it.index}: facts {src} and {edge['to_id']} are already linked "
                                 f"({edge['type']})")
     # A fact this plan retires, or the inserted fact's own source (an edge of the item), may share its
     # text (distill re-absorbs a run fact's text as agent knowledge): neither counts as "stored since".
@@ -129,6 +129,24 @@ def check_fresh(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem],
 def edge_exists(db: sqlite3.Connection, src: int, dst: int, edge_type: str) -> bool:
     """An edge of this type between the two facts; contradicts and related count in both directions."""
     return has_edge(db, src, dst, edge_type, edge_type in SYMMETRIC_EDGES)
+
+
+def link_direction(db: sqlite3.Connection, src: int, dst: int, edge_type: str) -> tuple[int, int] | None:
+    """The (from, to) a new edge of this type between the two facts is written as, or None when they
+    are already linked so. A ``related`` edge that settles an open contradiction ("both hold") is
+    written even when absorb had linked the pair ``related`` before the contradiction, in the
+    direction still free (an edge is unique per direction)."""
+    if edge_type == "related" and contradiction_open(db, src, dst):
+        for ends in ((src, dst), (dst, src)):
+            if not has_edge(db, *ends, edge_type, False):
+                return ends
+        return None
+    return None if edge_exists(db, src, dst, edge_type) else (src, dst)
+
+
+def link_source(it: PlanItem) -> int | None:
+    """The fact a ``link`` item's edges start from (drafts made before links named it kept it in ``target_id``)."""
+    return it.fact_id if it.fact_id is not None else it.target_id
 
 
 class PlanWriter:
@@ -158,7 +176,7 @@ class PlanWriter:
             elif it.outcome == "retag":
                 self._retag(it)
             elif it.outcome == "link":
-                it.fact_id = it.target_id
+                it.fact_id = link_source(it)
             elif it.outcome == "prefer":
                 self._prefer(it)
         self._reinforce(duplicates)
@@ -211,7 +229,7 @@ class PlanWriter:
         for edge in it.edges:
             if edge["type"] not in EDGE_TYPES:  # any; ``supersedes`` always comes with a status change
                 raise PlanError(f"item {it.index}: edge type {edge['type']!r} cannot be added by a plan item")
-            if edge_exists(self.db, it.fact_id, edge["to_id"], edge["type"]):
+            if link_direction(self.db, it.fact_id, edge["to_id"], edge["type"]) != (it.fact_id, edge["to_id"]):
                 continue  # a reinforced fact may already carry it (abstract finding a derived fact again)
             self._edge(it.fact_id, edge["to_id"], edge["type"])
             self._log("link", it.fact_id, {"type": edge["type"], "from": it.fact_id, "to": edge["to_id"],

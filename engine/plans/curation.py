@@ -16,7 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Any, Sequence
 
-from engine.plans.apply import edge_exists
+from engine.plans.apply import link_direction
 from engine.clock import format_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, NotFound, SecretRejected
@@ -179,11 +179,13 @@ class ChangePlanner:
             raise InvalidInput(f"a fact cannot be linked to itself (fact {src})")
         self._fact(src)
         self._fact(dst)
-        if edge_exists(self.db, src, dst, edge_type):
+        ends = link_direction(self.db, src, dst, edge_type)
+        if ends is None:
             raise InvalidInput(f"facts {src} and {dst} are already linked ({edge_type})")
         reason = check_note(change.get("reason"), "reason") or f"{edge_type} by hand"
-        return PlanItem(index, "link", "user", reason, target_id=src, target_status="active",
-                        edges=[{"type": edge_type, "to_id": dst, "to_status": "active"}])
+        # The item names both ends: its fact the edge starts from, its target the fact it points at.
+        return PlanItem(index, "link", "user", reason, fact_id=ends[0], target_id=ends[1], target_status="active",
+                        edges=[{"type": edge_type, "to_id": ends[1], "to_status": "active"}])
 
     def _prefer(self, index: int, change: dict[str, Any]) -> PlanItem:
         """Of two active facts (typically a contradicting pair), keep one as current and make the

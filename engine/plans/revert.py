@@ -14,7 +14,8 @@ import json
 import sqlite3
 
 from engine.errors import PlanError
-from engine.plans.apply import edge_exists
+from engine.plans.apply import link_direction, link_source
+from engine.store.edges import contradiction_open
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem, applied_plan_noted, load_plan
 from engine.store.records import fact_columns
 
@@ -128,8 +129,14 @@ class _Undo:
             if edge["type"] != "contradicts":
                 self.kept.append(f"{edge['type']} links (edges are permanent)")
                 continue
-            ends = (it.target_id, edge["to_id"])
-            if any(self._status(end) != "active" for end in ends) or edge_exists(self.db, *ends, "related"):
+            ends = (link_source(it), edge["to_id"])
+            if any(self._status(end) != "active" for end in ends) or not contradiction_open(self.db, *ends):
                 continue
-            self._add("link", it.target_id, f"{why}: settle the contradiction it recorded as both holding",
-                      edges=[{"type": "related", "to_id": edge["to_id"], "to_status": "active"}])
+            direction = link_direction(self.db, *ends, "related")
+            if direction is None or ("link", direction[0]) in self._seen:
+                continue
+            self._seen.add(("link", direction[0]))
+            self.items.append(PlanItem(len(self.items), "link", "user",
+                                       f"{why}: settle the contradiction it recorded as both holding",
+                                       fact_id=direction[0], target_id=direction[1], target_status="active",
+                                       edges=[{"type": "related", "to_id": direction[1], "to_status": "active"}]))

@@ -24,10 +24,11 @@ def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
     return None if row is None else row[0]
 
 
-def version_edges(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[str, int, int, float, int | None]]:
-    """(type, src, dst, created_at, plan id) of the supersedes, contradicts and related edges touching ``ids``."""
+def version_edges(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[str, int, int, float, int | None, int]]:
+    """(type, src, dst, created_at, plan id, edge id) of the supersedes, contradicts and related edges
+    touching ``ids``."""
     marks = ",".join("?" * len(ids))
-    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id FROM edges WHERE type IN "
+    return db.execute(f"SELECT type, src_id, dst_id, created_at, plan_id, id FROM edges WHERE type IN "
                       f"('supersedes', 'contradicts', 'related') AND (src_id IN ({marks}) OR dst_id IN ({marks})) "
                       f"ORDER BY id", [*ids, *ids]).fetchall()
 
@@ -66,25 +67,30 @@ def edge_rows_of(db: sqlite3.Connection, fact_id: int) -> list[tuple[int, str, i
                       "WHERE src_id = ? OR dst_id = ? ORDER BY id", (fact_id, fact_id)).fetchall()
 
 
+# A contradicts edge ``e`` that a related edge made after it (either way) settles as "both hold".
+# A related edge from before (absorb links close facts so) said only that the two were close.
+_SETTLED_LATER = ("EXISTS (SELECT 1 FROM edges r WHERE r.type = 'related' AND r.id > e.id AND "
+                  "((r.src_id = e.src_id AND r.dst_id = e.dst_id) OR (r.src_id = e.dst_id AND r.dst_id = e.src_id)))")
+_OPEN = ("FROM edges e JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
+         f"WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT {_SETTLED_LATER}")
+
+
 def open_contradiction_rows(db: sqlite3.Connection, limit: int) -> list[tuple[int, int, float]]:
     """(src, dst, created_at) of the ``contradicts`` edges between two active facts that no ``related``
-    edge (either way) settles as "both hold", oldest first."""
+    edge made after it settles as "both hold", oldest first."""
+    return db.execute(f"SELECT e.src_id, e.dst_id, e.created_at {_OPEN} ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+
+
+def contradiction_open(db: sqlite3.Connection, a: int, b: int) -> bool:
+    """A ``contradicts`` edge joins ``a`` and ``b`` (either way) and no ``related`` edge made after it settles it."""
     return db.execute(
-        "SELECT e.src_id, e.dst_id, e.created_at FROM edges e "
-        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
-        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
-        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
-        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id))) ORDER BY e.id LIMIT ?", (limit,)).fetchall()
+        "SELECT 1 FROM edges e WHERE e.type = 'contradicts' AND ((e.src_id = ? AND e.dst_id = ?) OR "
+        f"(e.src_id = ? AND e.dst_id = ?)) AND NOT {_SETTLED_LATER} LIMIT 1", (a, b, b, a)).fetchone() is not None
 
 
 def open_contradiction_count(db: sqlite3.Connection) -> int:
     """How many pairs ``open_contradiction_rows`` would list without a limit."""
-    return db.execute(
-        "SELECT count(*) FROM edges e "
-        "JOIN facts a ON a.id = e.src_id JOIN facts b ON b.id = e.dst_id "
-        "WHERE e.type = 'contradicts' AND a.status = 'active' AND b.status = 'active' AND NOT EXISTS ("
-        "  SELECT 1 FROM edges r WHERE r.type = 'related' AND ((r.src_id = e.src_id AND r.dst_id = e.dst_id)"
-        "  OR (r.src_id = e.dst_id AND r.dst_id = e.src_id)))").fetchone()[0]
+    return db.execute(f"SELECT count(*) {_OPEN}").fetchone()[0]
 
 
 def all_edges(db: sqlite3.Connection) -> Iterator[tuple[int, int, str, float]]:

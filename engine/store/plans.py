@@ -104,7 +104,9 @@ class Plan:
 
 
 def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
-    items = [{**vars(it), "fact_id": None} for it in plan.items]  # vars(): asdict's deep copy is the hot spot
+    # vars(): asdict's deep copy is the hot spot. A fact id is known before applying only for a
+    # ``link`` (the fact its edge starts from); an inserted fact's id is the apply's to record.
+    items = [{**vars(it), "fact_id": it.fact_id if it.outcome == "link" else None} for it in plan.items]
     plan.id = int(db.execute(
         "INSERT INTO plans (kind, created_at, actor, status, items, summary, note) VALUES (?, ?, ?, ?, ?, ?, ?)",
         (plan.kind, plan.created_at, plan.actor, plan.status, json.dumps(items, ensure_ascii=False),

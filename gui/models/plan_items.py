@@ -38,7 +38,8 @@ def item_text(item: PlanItem, quoted: dict[int, str] | None = None) -> str:
     if said is not None and item.outcome not in ("link", "retag"):
         return f"#{item.target_id}: {' '.join(said.split())}"
     if item.outcome == "link" and item.edges:
-        return "; ".join(f"#{item.target_id} {e.get('type')} #{e.get('to_id')}" for e in item.edges)
+        source = item.fact_id if item.fact_id is not None else item.target_id
+        return "; ".join(f"#{source} {e.get('type')} #{e.get('to_id')}" for e in item.edges)
     if item.outcome == "retag":
         return f"tags → {', '.join(item.tags or []) or '(none)'}"
     return "" if item.target_id is None else f"fact #{item.target_id}"

@@ -144,3 +144,24 @@ def test_absorb_file_restores_a_memlens_export(run: Run, pair, tmp_path: Path) -
     copy = sqlite3.connect(target)
     assert copy.execute("SELECT count(*) FROM facts").fetchone()[0] == 3
     assert copy.execute("SELECT count(*) FROM edges WHERE type = 'contradicts'").fetchone()[0] == 1
+
+
+def test_a_pair_absorb_linked_related_then_marked_contradicting_is_in_the_queue(run: Run) -> None:
+    code, out, _ = run("absorb", "The staging cluster runs the Ferrite ingest service behind nginx.", "--json")
+    first = json.loads(out)["items"][0]["fact_id"]
+    code, out, _ = run("--now", "2026-12-01T12:00:00Z", "absorb",
+                       "The staging cluster runs the Ferrite ingest service behind nginx on port 8080.", "--json")
+    second = json.loads(out)["items"][0]
+    assert second["outcome"] == "related" and second["target_id"] == first
+    code, out, _ = run("--now", "2026-12-02T12:00:00Z", "fact", "link", str(first), str(second["fact_id"]),
+                       "--type", "contradicts", "--json")
+    item = json.loads(out)["items"][0]
+    assert code == 0 and (item["fact_id"], item["target_id"]) == (first, second["fact_id"])
+    assert item["edges"] == [{"type": "contradicts", "to_id": second["fact_id"], "to_status": "active"}]
+    code, out, _ = run("contradictions", "--json")
+    assert [(p["left"]["id"], p["right"]["id"]) for p in json.loads(out)["contradictions"]] == [(first, second["fact_id"])]
+    code, out, _ = run("--now", "2026-12-03T12:00:00Z", "contradictions", "resolve", str(first),
+                       str(second["fact_id"]), "--keep", "both", "--json")
+    assert code == 0
+    code, out, _ = run("contradictions", "--json")
+    assert json.loads(out)["contradictions"] == []

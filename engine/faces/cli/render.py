@@ -36,7 +36,8 @@ def _item_detail(it: Any) -> str | None:
     if it.outcome == "retag":
         return f"tags {', '.join((it.before or {}).get('tags') or []) or '(none)'} -> {', '.join(it.tags or []) or '(none)'}"
     if it.outcome == "link":
-        return "; ".join(f"{it.target_id} {e['type']} {e['to_id']}" for e in it.edges)
+        source = it.fact_id if it.fact_id is not None else it.target_id
+        return "; ".join(f"{source} {e['type']} {e['to_id']}" for e in it.edges)
     return None
 
 

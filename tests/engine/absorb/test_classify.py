@@ -86,7 +86,17 @@ def test_the_llm_is_not_asked_when_the_heuristic_is_certain(classifier) -> None:
 def test_the_llm_decides_the_uncertain_band(classifier) -> None:
     llm, server = classifier
     server.answer(("content", '{"outcome": "supersede", "candidate": 1, "reason": "switched editors"}'))
-    item = Incoming(text="Maya now uses Helix as her main editor at Northwind.", scope="agent", kind="explicit")
+    # "Maya now uses Helix as her main editor" is no longer uncertain: the heuristic reads it as a
+    # newer value of the same frame (see test_frames). This wording leaves the subject unclear to it.
+    item = Incoming(text="For Northwind work Maya edits in Helix.", scope="agent", kind="explicit")
     decision = llm(item, [Candidate("Maya uses Vim as her main editor at Northwind.", "agent", 0.9, fact_id=1)],
                    LIMITS)
     assert (decision.outcome, decision.decided_by) == ("supersede", "llm") and len(server.requests) == 1
+
+
+def test_a_newer_value_of_the_same_frame_is_certain_without_the_llm(classifier) -> None:
+    llm, server = classifier
+    item = Incoming(text="Maya now uses Helix as her main editor at Northwind.", scope="agent", kind="explicit")
+    decision = llm(item, [Candidate("Maya uses Vim as her main editor at Northwind.", "agent", 0.9, fact_id=1)],
+                   LIMITS)
+    assert (decision.outcome, decision.decided_by) == ("supersede", "heuristic") and server.requests == []

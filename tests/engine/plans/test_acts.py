@@ -171,3 +171,35 @@ def test_changes_since_gives_another_process_the_same_record(memory: Memory, ids
         written = agent.archive_fact(ids["three"]).changes
     seen = memory.changes_since(mark)
     assert seen == written and seen.actors == ["mcp"]
+
+
+NGINX = "The staging cluster runs the Ferrite ingest service behind nginx."
+NGINX_PORT = "The staging cluster runs the Ferrite ingest service behind nginx on port 8080."
+
+
+def test_a_pair_absorb_linked_related_can_still_be_found_contradicting(memory: Memory, clock) -> None:
+    """Absorb's ``related`` link (made before) only says the facts are close; only one made after the
+    contradiction ("both hold") settles it."""
+    first = memory.absorb([NGINX]).items[0].fact_id
+    clock.advance(1)
+    second = memory.absorb([NGINX_PORT]).items[0]
+    assert second.outcome == "related" and second.target_id == first
+    clock.advance(1)
+    memory.link_facts(first, second.fact_id, "contradicts")
+    assert [(c.left.id, c.right.id) for c in memory.contradictions()] == [(first, second.fact_id)]
+    assert memory.timeline_as_of(first, clock()).open_contradictions == [(first, second.fact_id)]
+    clock.advance(1)
+    plan = memory.resolve_contradiction(first, second.fact_id, keep="both")
+    assert plan.status == "applied" and memory.contradictions() == []
+    assert memory.timeline_as_of(first, clock()).open_contradictions == []
+    edges = [(e.type, e.from_id, e.to_id) for e in memory.edges(first)]
+    assert edges.count(("related", second.fact_id, first)) == 1 and edges.count(("related", first, second.fact_id)) == 1
+
+
+def test_a_link_item_names_the_fact_it_starts_from_and_the_one_it_points_at(memory: Memory, ids) -> None:
+    plan = memory.link_facts(ids["ivan"], ids["three"], "related", dry_run=True)
+    item = plan.items[0].to_dict()
+    assert (item["fact_id"], item["target_id"]) == (ids["ivan"], ids["three"])
+    applied = memory.apply_plan(plan.id).items[0].to_dict()
+    assert (applied["fact_id"], applied["target_id"]) == (ids["ivan"], ids["three"])
+    assert ("related", ids["ivan"], ids["three"]) in [(e.type, e.from_id, e.to_id) for e in memory.edges(ids["ivan"])]

@@ -1,0 +1,101 @@
+"""Which span of a fact differs decides: subject -> two facts, value -> a change (newer wording
+supersedes), wording only -> the same fact. Checked on the reading and through absorb itself."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine import Memory
+from engine.absorb.classify import Candidate, classify
+from engine.absorb.frame_contrast import compare
+from engine.absorb.frames import frame
+from engine.absorb.validation import Incoming
+from engine.config import MemorySettings
+
+LIMITS = MemorySettings()
+
+
+@pytest.mark.parametrize("stored, incoming, verdict, newer", [
+    ("Lena works at Brightline Labs.", "Lena now works at Corvid Systems.", "changed", True),
+    ("The weekly sync is on Tuesdays at 10:00.", "The weekly sync moved to Thursdays at 10:00.", "changed", True),
+    ("The billing API runs in eu-west-1.", "The billing API runs in us-east-2.", "changed", False),
+    ("Lena works at Brightline Labs.", "Lena has a job at Brightline Labs.", "same", False),
+    ("The build server number 12 runs the nightly job for team 5.",
+     "The build server number 13 runs the nightly job for team 6.", "distinct", False),
+    ("Lena works at Brightline Labs.", "Marco works at Brightline Labs.", "distinct", False),
+    ("Job finished: build 4312 took 35 s.", "Job finished: build 4313 took 41 s.", "distinct", False),
+    # Not one thing: two scenes, nothing said about one subject's value.
+    ("A man is playing a guitar.", "A man is playing a flute.", None, False),
+    # Values of other sorts are other attributes of the subject.
+    ("The Atlas migration is due on March 14.", "The Atlas migration has a budget of $12,000.", None, False),
+])
+def test_the_span_that_differs_decides(stored: str, incoming: str, verdict: str | None, newer: bool) -> None:
+    read = compare(stored, incoming)
+    assert read.verdict == verdict, read.why
+    assert read.newer is newer
+
+
+def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> None:
+    assert frame("As of last week the auth service runs in us-west-2.").subject.text == "auth service"
+    assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"
+    assert frame("The Redis cache runs version 7.2.").subject.text == "Redis cache"
+    assert frame("The Kafka brokers run version 7.2.").subject.text == "Kafka brokers"
+
+
+def _decide(stored: str, incoming: str, cosine: float) -> str:
+    item = Incoming(text=incoming, scope="agent", kind="explicit")
+    return classify(item, [Candidate(stored, "agent", cosine, fact_id=1)], LIMITS).outcome
+
+
+def test_no_longer_is_a_newer_value_not_a_denial() -> None:
+    assert _decide("Build server number 41 handles the docs site build.",
+                   "Build server number 41 no longer runs the old job; it runs the load tests now.", 0.8) == "supersede"
+
+
+def test_a_restatement_with_an_opposite_is_never_a_duplicate() -> None:
+    assert _decide("Maya likes working from the Lisbon office on Fridays.",
+                   "Maya dislikes working from the Lisbon office on Fridays.", 0.95) == "contradict"
+
+
+def test_an_update_in_plain_text_supersedes_and_the_timeline_shows_the_chain(memory: Memory, clock) -> None:
+    old = memory.absorb(["Lena works at Brightline Labs."]).items[0].fact_id
+    clock.advance(1)
+    item = memory.absorb(["Lena now works at Corvid Systems."]).items[0]
+    assert (item.outcome, item.target_id) == ("supersede", old)
+    facts = memory.facts([old, item.fact_id])
+    assert (facts[old].status, facts[item.fact_id].status) == ("superseded", "active")
+    assert memory.timeline(item.fact_id).chain_ids == [old, item.fact_id]
+
+
+def test_a_schedule_change_supersedes_among_other_meetings(memory: Memory, clock) -> None:
+    memory.absorb(["The design review is on Mondays at 14:30.", "The budget call is on Fridays at 09:00.",
+                   "The platform standup is on Wednesdays at 09:15."])
+    old = memory.absorb(["The weekly sync is on Tuesdays at 10:00."]).items[0].fact_id
+    clock.advance(1)
+    item = memory.absorb(["The weekly sync moved to Thursdays at 10:00."]).items[0]
+    assert (item.outcome, item.target_id) == ("supersede", old)
+
+
+def test_numbered_subjects_in_mid_phrase_plan_no_contradiction(memory: Memory) -> None:
+    """Issue 25: "The build server number {i} runs the nightly job for team {i mod 7}." planned 999
+    contradictions over 1,200 lines (benchmarks.agent_pairs --imports measures the full size)."""
+    lines = [f"The build server number {i} runs the nightly job for team {i % 7}." for i in range(240)]
+    plan = memory.absorb(lines, dry_run=True)
+    assert [it.outcome for it in plan.items if it.outcome in ("contradict", "supersede", "duplicate", "merged")] == []
+
+
+def test_log_like_lines_plan_no_contradiction(memory: Memory) -> None:
+    lines = [f"2026-03-{1 + i % 28:02d} 0{i % 10}:{i % 60:02d}:00 worker-{i % 9} finished job {4000 + i} "
+             f"in {20 + i % 37} s" for i in range(200)]
+    plan = memory.absorb(lines, dry_run=True)
+    assert [it.outcome for it in plan.items if it.outcome in ("contradict", "supersede")] == []
+
+
+def test_in_one_batch_an_update_supersedes_and_another_attribute_or_person_stays(memory: Memory) -> None:
+    plan = memory.absorb(["Lena works at Brightline Labs.", "Lena now works at Corvid Systems.",
+                          "Lena lives in Lisbon.", "Marco works at Brightline Labs."])
+    outcomes = [(it.outcome, it.target_index) for it in plan.items]
+    assert outcomes[:2] == [("new", None), ("supersede", 0)]
+    assert outcomes[2][0] in ("related", "new") and outcomes[3][0] in ("related", "new")
+    first, second = plan.items[0].fact_id, plan.items[1].fact_id
+    assert memory.timeline(second).chain_ids == [first, second]
