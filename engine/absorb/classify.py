@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from engine.absorb.conflict import conflict_cue, difference
+from engine.absorb.item_names import item_name
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
@@ -36,13 +37,14 @@ class Candidate:
     cosine: float
     fact_id: int | None = None
     index: int | None = None
+    line: int | None = None  # the input line of a batch item read from a file
     subject: str | None = None
     predicate: str | None = None
     object: str | None = None
 
     @property
     def label(self) -> str:
-        return f"fact {self.fact_id}" if self.fact_id is not None else f"item {self.index} of this batch"
+        return f"fact {self.fact_id}" if self.fact_id is not None else item_name(self.index or 0, self.line)
 
 
 @dataclass(frozen=True)
