@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
@@ -156,6 +156,7 @@ class MainWindow(QMainWindow):
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
         s.runner.busy_changed.connect(self._busy)
         s.runner.progress.connect(self._progress)
+        s.runner.cancel_requested.connect(self._cancelling)
         self.welcome.chosen.connect(self._welcome_choice)
         self.search.searched.connect(lambda _rows: s.warm_up())
         self.search.fact_selected.connect(self._show_fact)
@@ -303,7 +304,15 @@ class MainWindow(QMainWindow):
         if stats.get("facts", 0) and self.stack.currentIndex() == WELCOME:
             self.stack.setCurrentIndex(PANES)
 
+    def _cancelling(self) -> None:
+        """Said at once: the work stops at its next safe point (an import: the next chunk)."""
+        if self.session.runner.busy:
+            self.cancel.setEnabled(False)
+            self.busy_label.setText("Cancelling…")
+
     def _progress(self, label: str, done: int, total: int) -> None:
+        if not self.cancel.isEnabled():
+            return  # "Cancelling…" stays until the work has stopped
         self.busy_label.setText(f"{label} {done:,}/{total:,}" if total else label)
         self.busy.setRange(0, total)  # (0, 0) is Qt's "busy, length unknown"
         self.busy.setValue(done)
@@ -312,6 +321,13 @@ class MainWindow(QMainWindow):
         self.busy.setVisible(busy)
         self.cancel.setVisible(busy)
         if not busy:
+            # Looked at once the event loop turns: work in steps (an import's chunks) is idle for
+            # an instant between two, and a "Cancelling…" must last until the last step ended.
+            QTimer.singleShot(0, self._idle)
+
+    def _idle(self) -> None:
+        if not self.session.runner.busy:
+            self.cancel.setEnabled(True)
             self.busy_label.setText("")
             self.busy.setRange(0, 0)
 

@@ -230,7 +230,7 @@ class Session(QObject):
     def call(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
              lane: str | None = None, label: str = "", on_error: Callable[[str], None] | None = None,
              with_progress: bool = False, priority: int = 0, generation: int | None = None,
-             quiet: bool = False) -> Progress | None:
+             quiet: bool = False, stops_itself: bool = False) -> Progress | None:
         """Run ``fn(memory)`` (or ``fn(memory, progress)``) off the UI thread; None when no file is open.
 
         ``generation`` says which open file the call was made for (a draft's fact ids belong to it):
@@ -250,11 +250,12 @@ class Session(QObject):
 
         work = (lambda p: fn(memory, p)) if with_progress else (lambda _p: fn(memory))
         return self.runner.submit(work, current(on_done), on_error=current(on_error or self.error.emit), lane=lane,
-                                  label=label, priority=priority, quiet=quiet)
+                                  label=label, priority=priority, quiet=quiet, stops_itself=stops_itself)
 
     def write(self, fn: Callable[..., Any], on_done: Callable[[Any], None] | None = None, *,
               label: str = "", on_error: Callable[[str], None] | None = None,
-              generation: int | None = None, with_progress: bool = False) -> Progress | None:
+              generation: int | None = None, with_progress: bool = False,
+              stops_itself: bool = False) -> Progress | None:
         """Like ``call`` for work that changes the file: announces what changed, by this write and by
         any other process since the panes last heard, as one ``ChangeRecord``."""
         seen = self.seen
@@ -276,7 +277,7 @@ class Session(QObject):
                 on_done(value)
 
         return self.call(work, done, label=label, on_error=on_error, generation=generation,
-                         with_progress=with_progress)
+                         with_progress=with_progress, stops_itself=stops_itself)
 
     def poll(self) -> None:
         """Ask the file what other processes wrote since the panes last heard (one pragma when idle)."""
