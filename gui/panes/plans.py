@@ -38,7 +38,10 @@ LIST_HEADERS = ("id", "kind", "created", "status", "items")
 
 
 def _status_text(summary: PlanSummary) -> str:
-    """The list's status column: a partly applied plan must not read as wholly applied."""
+    """The list's status column: a partly applied plan must not read as wholly applied, nor an undone
+    one as standing."""
+    if summary.reverted_by is not None:
+        return f"reverted by plan {summary.reverted_by}"
     if summary.partly_applied:
         return f"partly applied ({summary.applied_count} of {summary.writable})"
     return summary.status
@@ -232,6 +235,8 @@ class PlansPane(QWidget):
             writable = sum(it.outcome != "rejected" for it in plan.items)
             status = (f"partly applied ({len(plan.applied_indexes)} of {writable} items went in)"
                       if plan.partly_applied else f"applied ({len(plan.applied_indexes)} items)")
+            if plan.reverted_by is not None:
+                status += f", reverted by plan {plan.reverted_by}"
         self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
                              f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
@@ -243,7 +248,11 @@ class PlansPane(QWidget):
         self.apply_button.setEnabled(draft and bool(chosen))
         self.discard_button.setEnabled(draft)
         self.select_button.setEnabled(draft)
-        self.revert_button.setEnabled(self.plan is not None and self.plan.applied and not self.session.read_only)
+        revertible = self.plan is not None and self.plan.applied and self.plan.reverted_by is None
+        self.revert_button.setEnabled(revertible and not self.session.read_only)
+        self.revert_button.setToolTip(
+            f"Already reverted by plan {self.plan.reverted_by}" if self.plan is not None and
+            self.plan.reverted_by is not None else "Draft a plan that undoes this one by new records, to review")
 
     def _fill_select_menu(self) -> None:
         self.select_menu.clear()
