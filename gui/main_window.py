@@ -18,6 +18,7 @@ from engine import Verification
 
 from gui.widgets.elided_label import ElidedLabel
 from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
+from gui.dialogs.verify_report import VerifyReport
 from gui.dialogs.help import PANES as PANES_PAGE
 from gui.files import MEMORY_SUFFIXES, FileActions
 from gui.panes.contradictions import ContradictionsPane
@@ -91,8 +92,12 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel("")
         self.llm_label = QLabel("")
         self.busy_label = QLabel("")
-        self.integrity_label = QLabel("", toolTip="memlens verify: SQLite's integrity check, each fact's content "
-                                                  "hash, the journal's hash chain and the full-text index")
+        self.integrity_label = QPushButton("", flat=True, objectName="integrity",
+                                           toolTip="memlens verify: SQLite's integrity check, each fact's content "
+                                                   "hash, the journal's hash chain and the full-text index")
+        self.integrity_label.clicked.connect(self.show_verification)
+        self.verdict: Verification | None = None
+        self.verify_report: VerifyReport | None = None
         self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.busy.setRange(0, 0)
         self.busy.hide()
@@ -150,6 +155,7 @@ class MainWindow(QMainWindow):
         s.opened.connect(lambda _stats: self.integrity_label.setText("verifying…"))
         s.verified.connect(self._show_verification)
         s.closed.connect(lambda: self.integrity_label.setText(""))
+        s.opened.connect(lambda _stats: setattr(self, "verdict", None))
         s.store_changed.connect(lambda _c: self._update_status())
         s.stats_changed.connect(lambda _stats: self._update_status())
         s.closed.connect(self._update_status)
@@ -268,7 +274,21 @@ class MainWindow(QMainWindow):
         self._update_status()
         self.import_action.setEnabled(True)
 
+    def show_verification(self) -> None:
+        """The status bar's file check, clicked: what it found, failed facts one click from the inspector."""
+        if self.verdict is None or not self.verdict.problems:
+            return
+        self.verify_report = VerifyReport(self.verdict, str(self.session.path), self)
+        self.verify_report.fact_chosen.connect(self._open_fact)
+        self.verify_report.open()
+        if self.verify_report.failed:
+            self._open_fact(self.verify_report.failed[0])
+
     def _show_verification(self, result: Verification) -> None:
+        self.verdict = result
+        self.integrity_label.setProperty("failed", bool(result.problems))
+        self.integrity_label.style().unpolish(self.integrity_label)
+        self.integrity_label.style().polish(self.integrity_label)
         if not result.problems:
             self.integrity_label.setText("✓ verified")
             self.integrity_label.setToolTip("Integrity, content hashes, the journal's hash chain and the full-text "
@@ -277,9 +297,10 @@ class MainWindow(QMainWindow):
         count = len(result.problems)
         self.integrity_label.setText(f"⚠ {count} integrity problem{'s' * (count != 1)}")
         shown = "\n".join(str(p) for p in result.problems[:10])
-        self.integrity_label.setToolTip(f"memlens verify found:\n{shown}" + ("\n…" if count > 10 else ""))
+        self.integrity_label.setToolTip(f"memlens verify found:\n{shown}" + ("\n…" if count > 10 else "")
+                                        + "\n\nClick for the details and the failed facts.")
         self.statusBar().showMessage(f"⚠ This file failed verification ({count} problem{'s' * (count != 1)}): "
-                                     f"see the tooltip, or run 'memlens verify'", 15000)
+                                     f"click the warning on the right for the details", 15000)
 
     def _update_status(self) -> None:
         stats = self.session.stats

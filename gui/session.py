@@ -64,6 +64,7 @@ class Session(QObject):
         self._factory = memory_factory or _open_memory
         self.path: Path | None = None
         self.stats: dict[str, Any] = {}
+        self.failed_facts: dict[int, str] = {}  # facts the last verification of this file found damaged: why
         self.settings = Settings()
         self._warm = False
         self.generation = 0
@@ -112,6 +113,7 @@ class Session(QObject):
             self.runner.submit(lambda _p: old.close())
         self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
+        self.failed_facts = {}
         memory.pace_background(self._wait_while_interacting)
         self._warm = False
         self._polling = False
@@ -154,7 +156,7 @@ class Session(QObject):
         def read_checks_done(verdict: Verification | None) -> None:
             if verdict is None or stop.is_set() or made_for != self.generation:
                 return
-            self.call(lambda m: verdict.adding(m.verify_writing_checks()), self.verified.emit, lane="verify",
+            self.call(lambda m: verdict.adding(m.verify_writing_checks()), self._verified, lane="verify",
                       label="Verifying the file", priority=BACKGROUND, quiet=True, on_error=lambda _m: None)
 
         def start() -> None:
@@ -163,6 +165,10 @@ class Session(QObject):
                                     on_error=lambda _m: None, lane="verify", label="Verifying the file", quiet=True)
 
         self._when_idle(start)
+
+    def _verified(self, verdict: Verification) -> None:
+        self.failed_facts = {p.fact_id: p.message for p in verdict.problems if p.fact_id is not None}
+        self.verified.emit(verdict)
 
     def note_interaction(self) -> None:
         """A person is scrolling or typing (called from the UI thread): background checks wait a moment."""
@@ -224,7 +230,7 @@ class Session(QObject):
             self.poll_timer.stop()
             self.generation += 1
             self.runner.submit(lambda _p: memory.close())
-            self.path, self.stats = None, {}
+            self.path, self.stats, self.failed_facts = None, {}, {}
             self.closed.emit()
 
     def call(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,

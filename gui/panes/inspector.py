@@ -84,6 +84,7 @@ class InspectorPane(QWidget):
         self.prompt: QWidget | None = None
         self.title = QLabel("No fact selected")
         self.title.setObjectName("inspectorTitle")
+        self.damage = QLabel("", objectName="damage", wordWrap=True, visible=False)
         self.text = QLabel("Select a result to inspect it.")
         self.text.setObjectName("factText")
         self.text.setWordWrap(True)
@@ -119,6 +120,7 @@ class InspectorPane(QWidget):
         body = QWidget()
         column = QVBoxLayout(body)
         column.addWidget(self.title)
+        column.addWidget(self.damage)
         column.addWidget(self.text)
         column.addLayout(actions)
         column.addWidget(self.message)
@@ -138,6 +140,7 @@ class InspectorPane(QWidget):
         outer.addWidget(scroll)
         self._show_sections(False)
         session.store_changed.connect(self._store_changed)
+        session.verified.connect(lambda _verdict: self._show_damage())
         session.opened.connect(lambda _s: self._forget())
         session.closed.connect(self._forget)
 
@@ -200,7 +203,23 @@ class InspectorPane(QWidget):
         self.entities.setText(_entities_text(details.entities, details.relations))
         self._fill_journal(details.journal)
         self.plot.show_curve(details.curve)
-        self._enable_actions(fact.status == "active" and not self.session.read_only)
+        self._show_damage()
+
+    def _show_damage(self) -> None:
+        """A fact that failed verification says so, and is not curated: a new version, link or archive
+        would build on a text nobody can vouch for."""
+        details = self.details
+        if details is None:
+            return
+        fact = details.fact
+        why = self.session.failed_facts.get(fact.id)
+        self.title.setText(f"Fact {fact.id} · {fact.status}" + (" · ⚠ failed verification" if why else ""))
+        self.damage.setText(f"⚠ This fact failed verification: {why}. Curation is off for it; run "
+                            f"'memlens verify' and restore the file from a backup or export." if why else "")
+        self.damage.setVisible(bool(why))
+        self._enable_actions(fact.status == "active" and not self.session.read_only and not why)
+        for key, _label, tip in ACTIONS:
+            self.buttons[key].setToolTip("Off: this fact failed verification" if why else tip)
 
     def _show_sections(self, visible: bool) -> None:
         for box in self.sections:
