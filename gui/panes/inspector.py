@@ -31,6 +31,7 @@ from gui.dialogs.text_edit import VersionEditor
 from gui.ops import INTERACTIVE
 from gui.session import Session
 from gui.widgets.confidence_plot import ConfidencePlot
+from gui.widgets.message_line import MessageLine
 
 
 ACTIONS = (("version", "New version…", "Write a new version that supersedes this fact"),
@@ -112,9 +113,7 @@ class InspectorPane(QWidget):
         self.journal.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.journal.horizontalHeader().setStretchLastSection(True)
         self.journal.setMinimumHeight(110)
-        self.message = QLabel("")
-        self.message.setObjectName("error")
-        self.message.setWordWrap(True)
+        self.message = MessageLine()
 
         self.sections: list[QGroupBox] = []
         body = QWidget()
@@ -171,11 +170,11 @@ class InspectorPane(QWidget):
 
     def _failed(self, message: str) -> None:
         self.title.setText("Fact not available")
-        self.message.setText(f"⚠ {message}")
+        self.message.say(f"⚠ {message}", "error")
 
     def _show(self, details: FactDetails | None, generation: int = -1) -> None:
         self.details, self.generation = details, generation
-        self.message.setText("")
+        self.message.say("")
         while self.fields.rowCount():
             self.fields.removeRow(0)
         if details is None:
@@ -243,7 +242,7 @@ class InspectorPane(QWidget):
     def _action(self, key: str) -> None:
         if self.details is None or self.generation != self.session.generation:
             return
-        self.message.setText("")  # what the last action said does not belong to this one
+        self.message.say("")  # what the last action said does not belong to this one
         fact, generation = self.details.fact, self.generation
         if key == "version":
             editor = VersionEditor(fact.text, self)
@@ -285,7 +284,7 @@ class InspectorPane(QWidget):
 
     def _propose(self, title: str, draft: Callable[[Memory], Plan], generation: int) -> None:
         propose(self.session, self, title, draft, self._review_opened,
-                on_error=lambda msg: self.message.setText(f"⚠ {msg}"), generation=generation)
+                on_error=lambda msg: self.message.say(f"⚠ {msg}", "error"), generation=generation)
 
     def _review_opened(self, review: PlanReview) -> None:
         self.review_opened.emit(review)

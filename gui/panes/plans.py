@@ -28,6 +28,7 @@ from gui.dialogs.plan_review import PlanReview, propose
 from gui.models.plan_items import DROP_ORDER, TEXT_COLUMN, PlanItemsModel, item_text
 from gui.ops import BACKGROUND
 from gui.session import Session
+from gui.widgets.message_line import MessageLine
 from gui.widgets.readable_columns import ReadableColumns
 from gui.widgets.word_diff import word_diff_html
 
@@ -61,7 +62,7 @@ class PlansPane(QWidget):
         self.plan: Plan | None = None
         self.summaries: list[PlanSummary] = []
         self.prompt: QWidget | None = None
-        self._note = ""
+        self._note: tuple[str, str] = ("", "info")  # (text, kind) of what the last action said
         self._keep_checked: tuple[int, set[int]] | None = None  # (plan id, ticked items) to restore after a refusal
         self.pass_buttons: dict[str, QPushButton] = {}
         toolbar = QHBoxLayout()
@@ -113,7 +114,7 @@ class PlansPane(QWidget):
                                          toolTip="Draft a plan that undoes this one by new records, to review")
         self.revert_button.clicked.connect(lambda: self.plan is not None and self.revert(self.plan.id))
         self.items.selection_changed.connect(self._update_buttons)
-        self.items.note.connect(lambda text: self.message.setText(text[:1].upper() + text[1:] + ".") if text else None)
+        self.items.note.connect(lambda text: self.message.say(text[:1].upper() + text[1:] + ".") if text else None)
         actions = QHBoxLayout()
         for widget in (self.select_button, self.chosen_label):
             actions.addWidget(widget)
@@ -123,9 +124,7 @@ class PlansPane(QWidget):
         actions.addWidget(self.apply_button)
         self.incoming = QTextBrowser()
         self.matched = QTextBrowser()
-        self.message = QLabel("")
-        self.message.setObjectName("error")
-        self.message.setWordWrap(True)
+        self.message = MessageLine()
 
         compare = QSplitter(Qt.Orientation.Horizontal)
         for title, browser in (("incoming (changes against the matched fact)", self.incoming),
@@ -213,8 +212,8 @@ class PlansPane(QWidget):
 
     # -- one plan -----------------------------------------------------------------------------
     def _show_plan(self, plan: Plan | None) -> None:
-        self.message.setText(self._note)  # what the last action said survives the reload it causes
-        self._note = ""
+        self.message.say(*self._note)  # what the last action said survives the reload it causes
+        self._note = ("", "info")
         self.plan = plan
         self.items.set_plan(plan)
         kept, self._keep_checked = self._keep_checked, None
@@ -308,9 +307,9 @@ class PlansPane(QWidget):
     def apply_checked(self) -> None:
         plan_id, only = self.plan.id, sorted(self.items.checked)
         self.apply_button.setEnabled(False)
-        self.message.setText("Applying…")
+        self.message.say("Applying…")
         def done(plan: Plan) -> None:
-            self._say(f"Plan {plan_id}: {len(only)} item{'s' * (len(only) != 1)} applied.")
+            self._say(f"Plan {plan_id}: {len(only)} item{'s' * (len(only) != 1)} applied.", "success")
             self.refresh(plan_id)
 
         self.session.write(lambda m: m.apply_plan(plan_id, only=only), done, label="Applying plan",
@@ -327,21 +326,21 @@ class PlansPane(QWidget):
         """A refused apply changes nothing: the plan reloads with the person's selection as it was."""
         if self.plan is not None:
             self._keep_checked = (self.plan.id, set(self.items.checked))
-        self._say(f"⚠ {message}")
+        self._say(f"⚠ {message}", "error")
         self.refresh()
 
-    def _say(self, text: str) -> None:
-        self._note = text
-        self.message.setText(text)
+    def _say(self, text: str, kind: str = "info") -> None:
+        self._note = (text, kind)
+        self.message.say(text, kind)
 
     def revert(self, plan_id: int) -> None:
         """Draft the plan that undoes ``plan_id`` and open it for review; nothing is written yet."""
-        self.message.setText(f"Drafting the revert of plan {plan_id}…")
+        self.message.say(f"Drafting the revert of plan {plan_id}…")
         propose(self.session, self, f"Revert plan {plan_id}", lambda m: m.revert_plan(plan_id, dry_run=True),
-                self._review_opened, on_error=lambda msg: self.message.setText(f"⚠ revert plan {plan_id}: {msg}"))
+                self._review_opened, on_error=lambda msg: self.message.say(f"⚠ revert plan {plan_id}: {msg}", "error"))
 
     def _review_opened(self, review: PlanReview) -> None:
-        self.message.setText("")
+        self.message.say("")
         review.finished.connect(lambda _result: self.refresh())  # applied or discarded, the list shows it
         self.review_opened.emit(review)
 
@@ -384,20 +383,20 @@ class PlansPane(QWidget):
                       with_progress=True)
 
     def _run(self, title: str, work: Callable[..., Plan | None], with_progress: bool = False) -> None:
-        self.message.setText(f"{title}: planning…")
+        self.message.say(f"{title}: planning…")
 
         def done(plan: Plan | None) -> None:
             if plan is None or plan.id is None:
                 note = plan.note if plan is not None and plan.note else "nothing to do"
-                self.message.setText(f"{title}: {note}.")
+                self.message.say(f"{title}: {note}.")
                 return
             self.status_filter.blockSignals(True)
             self.status_filter.setCurrentText("all")
             self.status_filter.blockSignals(False)
-            self._say(f"{title}: plan {plan.id} drafted; review it and apply what you approve.")
+            self._say(f"{title}: plan {plan.id} drafted; review it and apply what you approve.", "success")
             self.refresh(plan.id)
 
         # A dry run writes only its draft plan, so no other pane needs to refresh.
         self.session.call(work, done, label=f"{title} (dry run)", with_progress=with_progress,
-                          on_error=lambda msg: self.message.setText(f"⚠ {title}: {msg}"))
+                          on_error=lambda msg: self.message.say(f"⚠ {title}: {msg}", "error"))
 
