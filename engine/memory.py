@@ -298,8 +298,9 @@ class Memory:
 
     def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
         """Ids of every fact passing ``filters`` (no query; see ``describe``), newest first unless
-        ``order_by`` names another of "id", "created_at", "confidence" (stored, not decayed), "scope",
-        "kind", "status" or "text" (case-insensitive); SQLite sorts, ties go by id. InvalidInput otherwise."""
+        ``order_by`` names another of "id", "created_at", "confidence" (stored, not decayed),
+        "effective_confidence" (decayed to now, as a listing shows it), "scope", "kind", "status" or "text"
+        (case-insensitive); ties go by id. InvalidInput otherwise."""
         return self.finder.browse(filters, order_by, descending)
 
     def describe(self, fact_ids: Sequence[int]) -> list[Hit]:

@@ -288,7 +288,8 @@ class SearchPane(QWidget):
 def _order_text(order_by: str, descending: bool) -> str:
     if order_by == "id":
         return "newest first" if descending else "oldest first"
-    names = {"created_at": "time written", "confidence": "stored confidence"}
+    names = {"created_at": "time written", "confidence": "stored confidence",
+             "effective_confidence": "effective confidence"}
     return f"by {names.get(order_by, order_by)}, {'descending' if descending else 'ascending'}"
 
 

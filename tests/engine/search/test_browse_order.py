@@ -49,3 +49,21 @@ def test_browse_default_is_still_newest_first_and_filters_still_apply(memory: Me
 def test_browse_refuses_an_unknown_order(memory: Memory, listed, bad) -> None:
     with pytest.raises(InvalidInput, match="cannot order a listing"):
         memory.browse(order_by=bad)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_browse_by_effective_confidence_follows_the_decayed_value_a_listing_shows(
+        memory: Memory, listed, clock, descending: bool) -> None:
+    # Kinds decay at different rates: a sure episode falls below a less sure explicit fact.
+    memory.absorb([{"text": "the deploy of build 812 failed at noon", "kind": "episodic", "confidence": 0.99,
+                    "scope": "run", "session_id": "s2"},
+                   {"text": "Ines owns the release calendar", "kind": "explicit", "confidence": 0.6}])
+    clock.advance(200)
+    ids = memory.browse()
+    shown = {h.fact.id: h.effective_confidence for h in memory.describe(ids)}
+    expected = sorted(ids, key=lambda i: (shown[i], i), reverse=descending)
+    assert memory.browse(order_by="effective_confidence", descending=descending) == expected
+    assert expected != memory.browse(order_by="confidence", descending=descending)
+    floor = sorted(shown.values())[2]
+    assert memory.browse(SearchFilters(min_confidence=floor), order_by="effective_confidence",
+                         descending=descending) == [i for i in expected if shown[i] >= floor]
