@@ -107,9 +107,15 @@ class SearchPane(QWidget):
     def _store_changed(self, record: ChangeRecord | None) -> None:
         if record is not None and not record.facts:
             return  # a link, a profile edit, a plan decision: no row of this table changed
-        hit = self.selected_hit()
-        self._keep = (hit.fact.id if hit else None, self.table.verticalScrollBar().value())
+        # Kept by fact id, read from the row itself: a row whose page is still on its way has no hit yet,
+        # and a refresh already on its way keeps the fact it was asked to keep.
+        fact_id = self._keep[0] if self._keep is not None else self._selected_id()
+        self._keep = (fact_id, self.table.verticalScrollBar().value())
         self.run_search()
+
+    def _selected_id(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.data(rows[0], Qt.ItemDataRole.UserRole) if rows else None
 
     def selected_hit(self) -> Hit | None:
         rows = self.table.selectionModel().selectedRows()
@@ -252,6 +258,8 @@ class SearchPane(QWidget):
             self._quiet = True
             self.table.selectRow(row)
             self._quiet = False
+        elif fact_id is not None:  # the inspector still shows it: say why no row is highlighted
+            self.status.setText(f"{self.status.text()} — fact {fact_id} (in the inspector) is no longer listed")
         self.table.verticalScrollBar().setValue(scroll)
 
     def _show_error(self, message: str) -> None:
