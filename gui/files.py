@@ -14,7 +14,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QSettings
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from engine import MAX_ITEMS, ImportRun, MemLensError, Memory, Plan, resource_path
@@ -32,6 +32,11 @@ MEMORY_SUFFIXES = (".sqlite", ".db", ".memlens", ".sqlite3")
 
 
 class FileActions(QObject):
+    """Signals: ``recent_changed(list)`` (the recent files, newest first: the welcome page and the
+    File menu show this one list)."""
+
+    recent_changed = Signal(list)
+
     def __init__(self, window: QWidget, session: Session, settings: QSettings) -> None:
         super().__init__(window)
         self.window, self.session, self.settings = window, session, settings
@@ -101,6 +106,7 @@ class FileActions(QObject):
         paths = [str(path)] + [p for p in self.recent() if p != str(path)]
         self.settings.setValue("recent", paths[:MAX_RECENT])
         self.settings.setValue("last_file", str(path))
+        self.recent_changed.emit(self.recent())
 
     def _open_failed(self, path: str, message: str) -> None:
         self.message("Could not open the memory file", f"{path}\n\n{message}")

@@ -164,6 +164,12 @@ class MainWindow(QMainWindow):
         s.runner.progress.connect(self._progress)
         s.runner.cancel_requested.connect(self._cancelling)
         self.welcome.chosen.connect(self._welcome_choice)
+        # One list of recent files (FileActions.recent), shown by the welcome page and File → Open Recent;
+        # read again whenever the welcome page comes back, as a file listed may have gone meanwhile.
+        self.files.recent_changed.connect(self.welcome.set_recent)
+        self.stack.currentChanged.connect(lambda index: index == WELCOME and self.welcome.set_recent(
+            self.files.recent()))
+        s.closed.connect(lambda: self.welcome.set_recent(self.files.recent()))
         self.search.searched.connect(lambda _rows: s.warm_up())
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
