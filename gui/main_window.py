@@ -177,6 +177,7 @@ class MainWindow(QMainWindow):
         for pane in (self.graph, self.plans, self.contradictions, self.profile, self.journal):
             pane.fact_selected.connect(self._open_fact)
         self.journal.plan_selected.connect(self._open_plan)
+        self.graph.entity_facts_requested.connect(self._entity_facts)
         self.journal.revert_requested.connect(self.plans.revert)
         s.live_changes.connect(self._live)
         s.opened.connect(lambda _stats: self._show_live(jump=False))
@@ -231,6 +232,10 @@ class MainWindow(QMainWindow):
     def _open_fact(self, fact_id: int) -> None:
         """From a pane without its own detail view: show the fact in the search pane's inspector."""
         self._show_fact(fact_id)
+        self.show_pane(0)
+
+    def _entity_facts(self, key: str, name: str) -> None:
+        self.search.show_entity_facts(key, name)
         self.show_pane(0)
 
     def _open_plan(self, plan_id: int) -> None:

@@ -45,6 +45,7 @@ class SearchPane(QWidget):
         self._quiet = False
         self._order: tuple[str, bool] = ("id", True)  # a listing's order: Memory.browse's order_by, descending
         self._unshown: int | None = None  # a selected listing row whose page has not arrived yet
+        self._select_first = False  # the next results open their first row (the graph asked for them)
         self.model = ResultsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -98,6 +99,7 @@ class SearchPane(QWidget):
         """Another file: its listing starts newest first, whatever order the last file was sorted in."""
         self._order = ("id", True)
         self._unshown = None
+        self.filters.set_entity(None, quiet=True)  # an entity of the last file
         self.table.horizontalHeader().blockSignals(True)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.table.horizontalHeader().blockSignals(False)
@@ -135,6 +137,15 @@ class SearchPane(QWidget):
             self.focus_query()
             return True
         return False
+
+    def show_entity_facts(self, key: str, name: str) -> None:
+        """The facts mentioning an entity (the graph's "Show its facts"), the first one selected."""
+        self.query.blockSignals(True)
+        self.query.clear()
+        self.query.blockSignals(False)
+        self.filters.set_entity((key, name), quiet=True)
+        self._select_first = True
+        self.run_search()
 
     def focus_query(self) -> None:
         self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -245,6 +256,10 @@ class SearchPane(QWidget):
     def _after_results(self) -> None:
         if self._keep is not None:
             self._restore_place()
+        if self._select_first and self.model.rowCount():
+            self.table.selectRow(0)
+            self.table.scrollToTop()
+        self._select_first = False
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():
             self.explanation.setText("Select a row to see why it ranked there.")
         self.searched.emit(self.model.rowCount())

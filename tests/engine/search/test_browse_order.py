@@ -67,3 +67,20 @@ def test_browse_by_effective_confidence_follows_the_decayed_value_a_listing_show
     floor = sorted(shown.values())[2]
     assert memory.browse(SearchFilters(min_confidence=floor), order_by="effective_confidence",
                          descending=descending) == [i for i in expected if shown[i] >= floor]
+
+
+def test_an_entity_filter_keeps_the_facts_that_mention_it_in_listings_and_searches(memory: Memory) -> None:
+    memory.absorb([{"text": "Ines works at Northwind in Kazan", "entities": [
+                       {"name": "Ines", "type": "person"}, {"name": "Northwind", "type": "company"}]},
+                   {"text": "Northwind opened a second office", "entities": [{"name": "Northwind", "type": "company"}]},
+                   {"text": "Ines prefers tea in the morning", "entities": [{"name": "Ines", "type": "person"}]},
+                   "An unrelated fact about the staging cluster"])
+    mentioning = {f.id for f in memory.entity_facts("company:northwind")}
+    assert len(mentioning) == 2
+    only = SearchFilters(entity="company:northwind")
+    assert set(memory.browse(only)) == mentioning
+    assert {h.fact.id for h in memory.search("office Northwind tea staging", filters=only)} <= mentioning
+    assert memory.browse(SearchFilters(entity="company:nobody")) == []
+    for bad in ("northwind", "spaceship:northwind", 3):
+        with pytest.raises(InvalidInput, match="entity filter"):
+            SearchFilters(entity=bad)
