@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -26,6 +26,7 @@ from gui.session import Session
 
 HEADERS = ("apply", "outcome", "fact / text", "matched", "similarity", "decided by", "reason")
 TICK, TEXT = 0, 2
+MAX_ROW_LINES = 4
 
 
 def _describe(item: PlanItem, facts: dict[int, Fact]) -> list[str]:
@@ -57,7 +58,10 @@ class PlanReview(QDialog):
         self.generation = session.generation if generation is None else generation
         self.setWindowTitle(title)
         self.setObjectName("planReview")
-        self.resize(900, 360)
+        # Room for a dozen rows (it opened a row and a half high): most of the window, within bounds.
+        screen = parent.window().size() if parent is not None else None
+        self.resize(min(int(screen.width() * 0.92), 1200) if screen else 900,
+                    min(max(int(screen.height() * 0.8), 420), 720) if screen else 560)
         counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
         self.summary = QLabel(f"Plan {plan.id} ({plan.kind}) proposes: {counts or 'nothing'}. "
                               f"Nothing is written until you press Apply; only the ticked items are.")
@@ -75,10 +79,17 @@ class PlanReview(QDialog):
                     self._make_tick(cell, item)
                 self.table.setItem(row, column, cell)
         header = self.table.horizontalHeader()
+        for column in range(len(HEADERS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(len(HEADERS) - 1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeColumnToContents(TICK)
-        self.table.resizeRowsToContents()
+        # Rows follow the columns' widths (measured once the dialog has its size, and again after every
+        # resize: rows wrapped tall in a narrow dialog shrink back when it widens), up to a few lines.
+        # A short pause, not the next event-loop turn: the header lays its stretched columns out after
+        # the resize event, and rows measured before that kept the old widths' heights.
+        self.row_fit = QTimer(self, singleShot=True, interval=40)
+        self.row_fit.timeout.connect(self._rows_to_contents)
+        header.sectionResized.connect(lambda *_: self.row_fit.start())
         self.table.itemChanged.connect(lambda _cell: self._update_apply())
         self.error = QLabel("")
         self.error.setObjectName("error")
@@ -99,6 +110,28 @@ class PlanReview(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self._update_apply()
+
+    def _rows_to_contents(self) -> None:
+        """Each row as tall as its wrapped text and reason need at the columns' widths now, at most
+        ``MAX_ROW_LINES`` lines (the tooltip has the rest)."""
+        metrics, table = self.table.fontMetrics(), self.table
+        line = metrics.lineSpacing()
+        widths = {c: max(table.columnWidth(c) - 12, 40) for c in (TEXT, len(HEADERS) - 1)}
+        for row in range(table.rowCount()):
+            lines = 1
+            for column, width in widths.items():
+                text = table.item(row, column).text()
+                height = metrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextFlag.TextWordWrap, text).height()
+                lines = max(lines, -(-height // line))
+            table.setRowHeight(row, min(lines, MAX_ROW_LINES) * line + 8)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.row_fit.start()
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.row_fit.start()
 
     def _make_tick(self, cell: QTableWidgetItem, item: PlanItem) -> None:
         if item.outcome == "rejected":

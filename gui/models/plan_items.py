@@ -23,6 +23,7 @@ from engine import Plan, PlanItem
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", "decided by", "reason")
 TEXT_COLUMN = 4
+REASON_COLUMN = 8
 # Columns a narrow window hides first; the diff below the table and the tooltip still say it all.
 DROP_ORDER = [7, 3, 6, 5, 8]
 LEFT_OUT = QColor("#8a8a8a")
@@ -168,7 +169,7 @@ class PlanItemsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 0 and went_in is not None:
                 return "applied" if went_in else "not applied (left out when the plan was applied)"
-            if index.column() in (TEXT_COLUMN, 8):
+            if index.column() in (TEXT_COLUMN, REASON_COLUMN):
                 return self._rows[index.row()][index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and went_in is False:
             return LEFT_OUT

@@ -16,8 +16,8 @@ import html
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QInputDialog, QLabel,
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
                                QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
@@ -25,7 +25,7 @@ from engine import ChangeRecord, Plan, PlanSummary, format_time
 
 from gui.dialogs.absorb import AbsorbDialog
 from gui.dialogs.plan_review import PlanReview, propose
-from gui.models.plan_items import DROP_ORDER, TEXT_COLUMN, PlanItemsModel, item_text
+from gui.models.plan_items import DROP_ORDER, REASON_COLUMN, TEXT_COLUMN, PlanItemsModel, item_text
 from gui.ops import BACKGROUND
 from gui.session import Session
 from gui.widgets.message_line import MessageLine
@@ -36,6 +36,9 @@ EVERY_FINISHED = "Every finished session"
 PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
           ("abstract", "Abstract…"))
 LIST_HEADERS = ("id", "kind", "created", "status", "items")
+STATUS_COLUMN, ITEMS_COLUMN = 3, 4
+STATUS_MAX_PX = 110  # "partly applied (12 of 40)" and "reverted by plan 17" wrap to two lines
+LIST_MIN_WIDTH = 360  # with the columns above, the items column keeps ~100 px: "12 contradict"
 
 
 def _status_text(summary: PlanSummary) -> str:
@@ -84,7 +87,19 @@ class PlansPane(QWidget):
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.horizontalHeader().setStretchLastSection(True)
+        # Every column readable in a narrow list (issue 27: the items were cut off): short columns fit
+        # their contents, the time is two lines (date, then time), the status wraps within a cap, the
+        # items take the rest with one outcome a line; rows grow to what they hold.
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        list_header = self.list.horizontalHeader()
+        for column in (0, 1, 2):
+            list_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        list_header.setSectionResizeMode(ITEMS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self._list_rows_fit = QTimer(self, singleShot=True, interval=0)
+        self._list_rows_fit.timeout.connect(self.list.resizeRowsToContents)
+        list_header.sectionResized.connect(lambda *_: self._list_rows_fit.start())
         self.list.verticalHeader().setDefaultSectionSize(22)
         self.list.itemSelectionChanged.connect(self._plan_chosen)
 
@@ -98,7 +113,8 @@ class PlansPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER, fixed={0: 28})
+        self.columns = ReadableColumns(self.table, TEXT_COLUMN, [c for c in DROP_ORDER if c != REASON_COLUMN],
+                                       fixed={0: 28}, second_text=REASON_COLUMN)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._item_chosen(cur.row()))
         self.table.doubleClicked.connect(self._item_activated)
         self.select_button = QToolButton(text="Select", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -141,15 +157,23 @@ class PlansPane(QWidget):
         right_layout.addWidget(self.heading)
         right_layout.addLayout(actions)
         right_layout.addWidget(self.message)
+        # The selected item's reason in full: the table's reason column is one line of a shared width.
+        self.why = QLabel("", objectName="explanation", wordWrap=True)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.why)
+        below_layout.addWidget(compare, 1)
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(self.table)
-        vertical.addWidget(compare)
+        vertical.addWidget(below)
         vertical.setSizes([480, 220])
         right_layout.addWidget(vertical, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.list)
         self.splitter.addWidget(right)
-        self.splitter.setSizes([400, 1000])
+        self.splitter.setSizes([460, 940])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(toolbar)
@@ -191,13 +215,17 @@ class PlansPane(QWidget):
         self.list.blockSignals(True)
         self.list.setRowCount(len(summaries))
         for row, summary in enumerate(summaries):
-            for column, value in enumerate((str(summary.id), summary.kind, format_time(summary.created_at)[:16],
-                                            _status_text(summary), _counts_text(summary.counts))):
+            created = format_time(summary.created_at)[:16].replace("T", "\n")  # the date, then the time
+            counts = "\n".join(f"{n} {outcome}" for outcome, n in sorted(summary.counts.items())) or "empty"
+            for column, value in enumerate((str(summary.id), summary.kind, created, _status_text(summary), counts)):
                 cell = QTableWidgetItem(value)
-                cell.setToolTip(summary.note or value)
+                cell.setToolTip(summary.note or value.replace("\n", ", " if column == ITEMS_COLUMN else " "))
                 self.list.setItem(row, column, cell)
-        self.list.resizeColumnsToContents()
+        self.list.setColumnWidth(STATUS_COLUMN, min(STATUS_MAX_PX, max(self.list.sizeHintForColumn(STATUS_COLUMN),
+                                                                       self.list.horizontalHeader()
+                                                                       .sectionSizeHint(STATUS_COLUMN))))
         self.list.blockSignals(False)
+        self._list_rows_fit.start()
         rows = [r for r, s in enumerate(summaries) if s.id == select]
         if rows:
             self.list.selectRow(rows[0])
@@ -225,6 +253,7 @@ class PlansPane(QWidget):
                               lane="plan-facts", label="Quoting facts")
         self.incoming.clear()
         self.matched.clear()
+        self.why.setText("")
         if plan is None:
             self.heading.setText("Select a plan, or start a dry run.")
             return
@@ -269,7 +298,10 @@ class PlansPane(QWidget):
     def _item_chosen(self, row: int) -> None:
         item = self.items.item(row)
         if item is None:
+            self.why.setText("")
             return
+        self.why.setText(f"Item {item.index} · {item.outcome} · why: "
+                         + self.items.data(self.items.index(row, REASON_COLUMN)))
         text = (item.incoming or {}).get("text")
         target = item.target_id
 
