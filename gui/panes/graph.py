@@ -87,6 +87,10 @@ class GraphPane(QWidget):
         self.side_title.setWordWrap(True)
         self.side_title.setObjectName("inspectorTitle")
         self.facts = QListWidget()
+        # A fact is a sentence or three: wrapped in the side list, not cut at its right edge.
+        self.facts.setWordWrap(True)
+        self.facts.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.facts.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.facts.itemDoubleClicked.connect(self._open_fact)
         self.status = QLabel("")
 

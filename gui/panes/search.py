@@ -194,6 +194,8 @@ class SearchPane(QWidget):
         def done(hits: list[Hit]) -> None:
             if self.model.add_page(hits, ids):
                 self.columns.refit()  # measured on placeholders until now
+            else:
+                self.columns.grow()  # rows further on may hold longer values (a kind, an age in years)
         # No lane: every page on screen is wanted; the model cancels those the view has left (_scrolled)
         # and drops a page of an older listing.
         progress = self.session.call(lambda m: m.describe(ids), done, label="Loading rows", priority=INTERACTIVE)

@@ -71,6 +71,24 @@ class ReadableColumns(QObject):
             self.table.setColumnWidth(column, self.widths[column])
         self.fit()
 
+    def grow(self) -> None:
+        """Rows arrived (a listing's page): widen a column whose new cells need more room, never narrow
+        one. A listing measured on its first page kept "explicit" widths for "user_preference" rows."""
+        header = self.table.horizontalHeader()
+        grew = False
+        for column, width in list(self.widths.items()):
+            if column in self.fixed or self.table.isColumnHidden(column):
+                continue
+            title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
+            wanted = max(header.fontMetrics().horizontalAdvance(title) + 20, self.table.sizeHintForColumn(column))
+            wanted = min(wanted, MAX_SECOND_PX if column == self.second_text else MAX_OTHER_PX)
+            if wanted > self.table.columnWidth(column):
+                self.widths[column] = wanted
+                self.table.setColumnWidth(column, wanted)
+                grew = True
+        if grew:
+            self.fit()
+
     def fit(self) -> None:
         """Show every column that leaves the text its share; hide the rest, least important first."""
         available = self.table.viewport().width()

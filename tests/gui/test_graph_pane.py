@@ -314,3 +314,23 @@ def test_opening_another_file_forgets_the_last_answer(qtbot, window, demo_copy, 
     assert pane.answer.text() == "" and pane.find.text() == "" and pane.steps.text() == ""
     assert pane.canvas.selected is None and not pane.canvas.highlighted and pane.facts.count() == 0
     assert "Kazan" not in pane.side_title.text()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_side_list_shows_whole_facts(qtbot, window, demo_copy, size) -> None:
+    """Issue 27: the graph's side list cut every fact at its right edge."""
+    window.resize(*size)
+    pane = _graph(qtbot, window, demo_copy)
+    pane.select_entity("company:northwind robotics")
+    qtbot.waitUntil(lambda: pane.facts.count() > 3 and pane.facts.item(0).data(Qt.ItemDataRole.UserRole) is not None,
+                    timeout=WAIT_MS)
+    qtbot.wait(50)  # the list lays its wrapped items out on the next turn of the event loop
+    view = pane.facts
+    room = view.viewport().width()
+    metrics = view.fontMetrics()
+    for row in range(min(view.count(), 6)):
+        item = view.item(row)
+        rect = view.visualItemRect(item)
+        assert rect.right() <= view.viewport().rect().right() + 1  # nothing past the right edge
+        lines = -(-metrics.horizontalAdvance(item.text()) // room)  # at least this many lines, wrapped
+        assert rect.height() >= lines * metrics.lineSpacing() - 2, (item.text(), rect, room)
