@@ -58,10 +58,11 @@ class PlanReview(QDialog):
         self.generation = session.generation if generation is None else generation
         self.setWindowTitle(title)
         self.setObjectName("planReview")
-        # Room for a dozen rows (it opened a row and a half high): most of the window, within bounds.
-        screen = parent.window().size() if parent is not None else None
-        self.resize(min(int(screen.width() * 0.92), 1200) if screen else 900,
-                    min(max(int(screen.height() * 0.8), 420), 720) if screen else 560)
+        # Room for its rows, up to a dozen (it opened a row and a half high), within the window.
+        window = parent.window().size() if parent is not None else None
+        rows = min(len(plan.items), 12) * (3 * self.fontMetrics().lineSpacing() + 8)
+        self.resize(min(int(window.width() * 0.92), 1200) if window else 900,
+                    min(160 + rows, int(window.height() * 0.85) if window else 640, 720))
         counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
         self.summary = QLabel(f"Plan {plan.id} ({plan.kind}) proposes: {counts or 'nothing'}. "
                               f"Nothing is written until you press Apply; only the ticked items are.")

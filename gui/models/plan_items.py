@@ -49,9 +49,10 @@ def _cells(item: PlanItem, quoted: dict[int, str] | None = None) -> list[str]:
     similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
     matched = "" if item.target_id is None else f"#{item.target_id}"
     if item.target_index is not None and item.target_id is None:
-        matched = f"item {item.target_index}"
+        matched = f"item {item.target_index + 1}"
     reason = item.reason + "".join(f" ⚠ {w}" for w in item.warnings)
-    return ["", str(item.index), item.outcome, item.stage or "", item_text(item, quoted), matched, similarity,
+    # Items are counted from one on screen, as the reasons count them ("close to item 1 of this batch").
+    return ["", str(item.index + 1), item.outcome, item.stage or "", item_text(item, quoted), matched, similarity,
             item.decided_by, reason]
 
 
@@ -131,10 +132,10 @@ class PlanItemsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
         parts = []
         if added:
-            parts.append(f"also ticked item{'s' * (len(added) > 1)} {', '.join(map(str, added))} "
+            parts.append(f"also ticked item{'s' * (len(added) > 1)} {', '.join(str(i + 1) for i in added)} "
                          f"(the selection builds on {'them' if len(added) > 1 else 'it'})")
         if removed:
-            parts.append(f"also cleared item{'s' * (len(removed) > 1)} {', '.join(map(str, removed))} "
+            parts.append(f"also cleared item{'s' * (len(removed) > 1)} {', '.join(str(i + 1) for i in removed)} "
                          f"(built on what was cleared)")
         self.note.emit("; ".join(parts))
         self.selection_changed.emit()

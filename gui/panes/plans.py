@@ -37,8 +37,8 @@ PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), (
           ("abstract", "Abstract…"))
 LIST_HEADERS = ("id", "kind", "created", "status", "items")
 STATUS_COLUMN, ITEMS_COLUMN = 3, 4
-STATUS_MAX_PX = 110  # "partly applied (12 of 40)" and "reverted by plan 17" wrap to two lines
-LIST_MIN_WIDTH = 360  # with the columns above, the items column keeps ~100 px: "12 contradict"
+STATUS_MAX_PX = 100  # "partly applied (12 of 40)" and "reverted by plan 17" wrap to two lines
+LIST_MIN_WIDTH = 400  # with the columns above, the items column keeps ~120 px: "12 contradict"
 
 
 def _status_text(summary: PlanSummary) -> str:
@@ -300,7 +300,7 @@ class PlansPane(QWidget):
         if item is None:
             self.why.setText("")
             return
-        self.why.setText(f"Item {item.index} · {item.outcome} · why: "
+        self.why.setText(f"Item {item.index + 1} · {item.outcome} · why: "
                          + self.items.data(self.items.index(row, REASON_COLUMN)))
         text = (item.incoming or {}).get("text")
         target = item.target_id
