@@ -97,7 +97,7 @@ class PlansPane(QWidget):
         for column in (0, 1, 2):
             list_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         list_header.setSectionResizeMode(ITEMS_COLUMN, QHeaderView.ResizeMode.Stretch)
-        self._list_rows_fit = QTimer(self, singleShot=True, interval=0)
+        self._list_rows_fit = QTimer(self, singleShot=True, interval=40)  # after the header lays out
         self._list_rows_fit.timeout.connect(self.list.resizeRowsToContents)
         list_header.sectionResized.connect(lambda *_: self._list_rows_fit.start())
         self.list.verticalHeader().setDefaultSectionSize(22)
