@@ -47,12 +47,17 @@ class ReadableColumns(QObject):
         model = table.model()
         for signal in (model.modelReset, model.layoutChanged, model.rowsInserted):
             signal.connect(self._measure.start)
+        # Rows that come into view (a scroll, a taller window) may hold longer values than those measured.
+        self._grow = QTimer(self, singleShot=True, interval=60)
+        self._grow.timeout.connect(self.grow)
+        table.verticalScrollBar().valueChanged.connect(lambda _v: self._grow.start())
         table.viewport().installEventFilter(self)
         self.refit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:
             self.fit()
+            self._grow.start()
         return False
 
     def refit(self) -> None:

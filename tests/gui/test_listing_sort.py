@@ -192,3 +192,21 @@ def test_columns_widen_for_longer_values_further_down_a_listing(qtbot, styled, w
     assert table.isColumnHidden(age) or _shown_text(table, last, age) == model.index(last, age).data()
 
 
+
+
+def test_columns_widen_when_a_taller_window_shows_more_rows(qtbot, styled, window, mixed_file: Path,
+                                                            tmp_path: Path) -> None:
+    """Seen in the real-window walk: measured in a short window, "kind" stayed cut ("ep…ic") once the
+    window grew and showed rows further down."""
+    copy = tmp_path / "mixed.sqlite"
+    copy.write_bytes(mixed_file.read_bytes())
+    window.resize(1600, 300)
+    window.search.model.page_size = 400  # every row comes with the ids: only the resize can widen
+    open_file(qtbot, window, copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    kind = _column(window, "kind")
+    row = next(r for r in range(model.rowCount()) if model.index(r, kind).data() == "user_preference")
+    window.resize(1600, 1000)
+    table.scrollTo(model.index(row, 0))
+    qtbot.waitUntil(lambda: _shown_text(table, row, kind) == "user_preference", timeout=WAIT_MS)
