@@ -178,6 +178,7 @@ class InspectorPane(QWidget):
         while self.fields.rowCount():
             self.fields.removeRow(0)
         if details is None:
+            self.damage.setVisible(False)  # a mark of another fact, or of another file's
             self.title.setText("No fact selected")
             self.text.setText("Select a result to inspect it.")
             self.edges.setText("")
