@@ -23,6 +23,7 @@ from engine import Fact, Memory, Plan, PlanItem
 
 from gui.models.plan_items import item_text
 from gui.session import Session
+from gui.widgets.message_line import MessageLine
 
 HEADERS = ("apply", "outcome", "fact / text", "matched", "similarity", "decided by", "reason")
 TICK, TEXT = 0, 2
@@ -92,14 +93,12 @@ class PlanReview(QDialog):
         self.row_fit.timeout.connect(self._rows_to_contents)
         header.sectionResized.connect(lambda *_: self.row_fit.start())
         self.table.itemChanged.connect(lambda _cell: self._update_apply())
-        self.error = QLabel("")
-        self.error.setObjectName("error")
-        self.error.setWordWrap(True)
+        self.error = MessageLine()  # "Applying…" is news, "Not applied: …" an error
         self.buttons = QDialogButtonBox()
         self.apply_button = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
         self.discard_button = self.buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
         if session.read_only:
-            self.error.setText("This memory file is read-only: the plan can be reviewed but not applied.")
+            self.error.say("This memory file is read-only: the plan can be reviewed but not applied.", "warning")
         self.apply_button.clicked.connect(self._apply)
         self.discard_button.clicked.connect(self.reject)
         # The fact ids in this plan mean nothing in another file.
@@ -166,7 +165,7 @@ class PlanReview(QDialog):
         writable = sum(it.outcome != "rejected" for it in self.plan.items)
         only = None if len(ticked) == writable else ticked
         self.apply_button.setEnabled(False)
-        self.error.setText("Applying…")
+        self.error.say("Applying…")
         self.session.write(lambda m: m.apply_plan(plan_id, only=only), self._done, label="Applying plan",
                            on_error=self._failed, generation=self.generation)
 
@@ -175,7 +174,7 @@ class PlanReview(QDialog):
         self.accept()
 
     def _failed(self, message: str) -> None:
-        self.error.setText(f"Not applied: {message}")
+        self.error.say(f"Not applied: {message}", "error")
         self._update_apply()
 
     def _file_gone(self, *_args: Any) -> None:

@@ -197,6 +197,7 @@ def test_a_review_applies_only_the_ticked_items(qtbot, window, demo_copy) -> Non
     assert review.ticked == [1] and review.apply_button.text() == "Apply 1 of 2"
     with qtbot.waitSignal(review.applied, timeout=WAIT_MS) as applied:
         review.apply_button.click()
+        assert review.error.text() == "Applying…" and review.error.kind == "info"  # news, not red like an error
     assert applied.args[0].applied_indexes == [1] and applied.args[0].partly_applied
     assert _statuses(demo_copy, [41]) == {41: "active"}
 
