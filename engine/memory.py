@@ -11,7 +11,7 @@ write returns its plan with the change record of what it wrote (``plan.changes``
 from __future__ import annotations
 
 from pathlib import Path
-from typing import IO, Any, Callable, Iterable, Sequence
+from typing import IO, Any, Callable, Iterable, Iterator, Sequence
 
 import numpy as np
 
@@ -259,6 +259,16 @@ class Memory:
                                           cancel=cancel, chunk_items=chunk_items, chunk_chars=chunk_chars,
                                           source_label=source_label)
 
+    def import_steps(self, path: Path, *, defaults: dict[str, Any] | None = None, progress: Progress | None = None,
+                     cancel: Any = None, chunk_items: int | None = None,
+                     chunk_chars: int | None = None) -> Iterator[ImportRun]:
+        """``import_file`` a chunk at a time, for a caller that shows each chunk as it lands: the run so
+        far after each applied chunk, then the finished run. Use it from one thread; between two steps
+        the memory takes other calls (each chunk is its own transaction). ``cancel`` is checked before
+        each chunk, so a cancel ends the steps with the run saying ``cancelled``."""
+        return self.transfers.import_steps(path, defaults=defaults, progress=progress, cancel=cancel,
+                                           chunk_items=chunk_items, chunk_chars=chunk_chars)
+
     def import_from(self, fmt: str, path: Path | str, *, dry_run: bool = False,
                     defaults: dict[str, Any] | None = None, progress: Progress | None = None,
                     as_profile: bool = False, cancel: Any = None) -> Plan | ImportRun:
@@ -288,8 +298,9 @@ class Memory:
 
     def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
         """Ids of every fact passing ``filters`` (no query; see ``describe``), newest first unless
-        ``order_by`` names another of "id", "created_at", "confidence" (stored, not decayed), "scope",
-        "kind", "status" or "text" (case-insensitive); SQLite sorts, ties go by id. InvalidInput otherwise."""
+        ``order_by`` names another of "id", "created_at", "confidence" (stored, not decayed),
+        "effective_confidence" (decayed to now, as a listing shows it), "scope", "kind", "status" or "text"
+        (case-insensitive); ties go by id. InvalidInput otherwise."""
         return self.finder.browse(filters, order_by, descending)
 
     def describe(self, fact_ids: Sequence[int]) -> list[Hit]:

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QSettings
+from PySide6.QtCore import QObject, QSettings, Signal
 from PySide6.QtWidgets import QMessageBox, QWidget
 
 from engine import MAX_ITEMS, ImportRun, MemLensError, Memory, Plan, resource_path
@@ -31,6 +32,11 @@ MEMORY_SUFFIXES = (".sqlite", ".db", ".memlens", ".sqlite3")
 
 
 class FileActions(QObject):
+    """Signals: ``recent_changed(list)`` (the recent files, newest first: the welcome page and the
+    File menu show this one list)."""
+
+    recent_changed = Signal(list)
+
     def __init__(self, window: QWidget, session: Session, settings: QSettings) -> None:
         super().__init__(window)
         self.window, self.session, self.settings = window, session, settings
@@ -100,6 +106,7 @@ class FileActions(QObject):
         paths = [str(path)] + [p for p in self.recent() if p != str(path)]
         self.settings.setValue("recent", paths[:MAX_RECENT])
         self.settings.setValue("last_file", str(path))
+        self.recent_changed.emit(self.recent())
 
     def _open_failed(self, path: str, message: str) -> None:
         self.message("Could not open the memory file", f"{path}\n\n{message}")
@@ -152,20 +159,43 @@ class FileActions(QObject):
 
     def import_rest(self, path: Path) -> None:
         """Import a JSONL file without review, chunk by chunk, with progress; Cancel stops between chunks
-        (what was applied stays), and a later import of the same file resumes after it."""
+        (what was applied stays), and a later import of the same file resumes after it.
+
+        Each chunk is its own write (``Memory.import_steps``), so after each one the counts and the
+        listing catch up (their refreshes run between two chunks) and Cancel is seen at the next chunk."""
         if not self.session.is_open:
             return
+        label = f"Importing {path.name}"
+        current: list[Progress] = []  # the running step's progress: each step is its own op
+        latest: list[ImportRun] = []  # the run so far
+        stop = threading.Event()  # Cancel pressed during any step, or between two
+        self.session.runner.cancel_requested.connect(stop.set)
+        steps = None
 
-        def work(m: Memory, progress: Progress) -> ImportRun:
-            return m.import_file(path, progress=progress.show, cancel=lambda: progress.cancelled,
-                                 chunk_items=self.chunk_items)
+        def step(m: Memory, progress: Progress) -> ImportRun | None:
+            nonlocal steps
+            current[:] = [progress]
+            if steps is None:
+                steps = m.import_steps(path, progress=lambda done, total: current[0].show(done, total),
+                                       cancel=lambda: stop.is_set() or current[0].cancelled,
+                                       chunk_items=self.chunk_items)
+            return next(steps, None)
 
-        def done(run: ImportRun) -> None:
-            self.last_import = run
-            self.message("Import stopped" if run.cancelled else "Import done", run.summary() + ".")
+        def stepped(run: ImportRun | None) -> None:
+            if run is not None:
+                latest[:] = [run]
+                self.session.write(step, stepped, label=label, with_progress=True, stops_itself=True,
+                                   on_error=failed)
+                return
+            self.session.runner.cancel_requested.disconnect(stop.set)
+            self.last_import = finished = latest[0]
+            self.message("Import stopped" if finished.cancelled else "Import done", finished.summary() + ".")
 
-        self.session.write(work, done, label=f"Importing {path.name}", with_progress=True,
-                           on_error=lambda msg: self.message("Import failed", f"{path}\n\n{msg}"))
+        def failed(msg: str) -> None:
+            self.session.runner.cancel_requested.disconnect(stop.set)
+            self.message("Import failed", f"{path}\n\n{msg}")
+
+        self.session.write(step, stepped, label=label, with_progress=True, stops_itself=True, on_error=failed)
 
     def _watch(self, review: PlanReview) -> None:
         self.last_review = review

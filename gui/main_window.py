@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, QSettings, Qt
+from PySide6.QtCore import QObject, QSettings, Qt, QTimer
 from PySide6.QtGui import QAction, QCloseEvent, QDragEnterEvent, QDropEvent, QKeySequence
 from PySide6.QtWidgets import (QLabel, QMainWindow, QMenu, QProgressBar, QPushButton, QSplitter, QStackedWidget,
                                QTabWidget, QWidget)
@@ -19,6 +19,7 @@ from engine import Verification
 from gui.widgets.elided_label import ElidedLabel
 from gui.dialogs.connect import ConnectDialog
 from gui.dialogs.help import ABOUT, SHORTCUTS, HelpDialog
+from gui.dialogs.verify_report import VerifyReport
 from gui.dialogs.help import PANES as PANES_PAGE
 from gui.files import MEMORY_SUFFIXES, FileActions
 from gui.panes.contradictions import ContradictionsPane
@@ -92,8 +93,12 @@ class MainWindow(QMainWindow):
         self.model_label = QLabel("")
         self.llm_label = QLabel("")
         self.busy_label = QLabel("")
-        self.integrity_label = QLabel("", toolTip="memlens verify: SQLite's integrity check, each fact's content "
-                                                  "hash, the journal's hash chain and the full-text index")
+        self.integrity_label = QPushButton("", flat=True, objectName="integrity",
+                                           toolTip="memlens verify: SQLite's integrity check, each fact's content "
+                                                   "hash, the journal's hash chain and the full-text index")
+        self.integrity_label.clicked.connect(self.show_verification)
+        self.verdict: Verification | None = None
+        self.verify_report: VerifyReport | None = None
         self.busy = QProgressBar(maximumWidth=120, maximumHeight=14, textVisible=False)
         self.busy.setRange(0, 0)
         self.busy.hide()
@@ -154,13 +159,21 @@ class MainWindow(QMainWindow):
         s.opened.connect(lambda _stats: self.integrity_label.setText("verifying…"))
         s.verified.connect(self._show_verification)
         s.closed.connect(lambda: self.integrity_label.setText(""))
+        s.opened.connect(lambda _stats: setattr(self, "verdict", None))
         s.store_changed.connect(lambda _c: self._update_status())
         s.stats_changed.connect(lambda _stats: self._update_status())
         s.closed.connect(self._update_status)
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
         s.runner.busy_changed.connect(self._busy)
         s.runner.progress.connect(self._progress)
+        s.runner.cancel_requested.connect(self._cancelling)
         self.welcome.chosen.connect(self._welcome_choice)
+        # One list of recent files (FileActions.recent), shown by the welcome page and File → Open Recent;
+        # read again whenever the welcome page comes back, as a file listed may have gone meanwhile.
+        self.files.recent_changed.connect(self.welcome.set_recent)
+        self.stack.currentChanged.connect(lambda index: index == WELCOME and self.welcome.set_recent(
+            self.files.recent()))
+        s.closed.connect(lambda: self.welcome.set_recent(self.files.recent()))
         self.search.searched.connect(lambda _rows: s.warm_up())
         self.search.fact_selected.connect(self._show_fact)
         self.inspector.fact_activated.connect(self._follow)
@@ -168,6 +181,7 @@ class MainWindow(QMainWindow):
         for pane in (self.graph, self.plans, self.contradictions, self.profile, self.journal):
             pane.fact_selected.connect(self._open_fact)
         self.journal.plan_selected.connect(self._open_plan)
+        self.graph.entity_facts_requested.connect(self._entity_facts)
         self.journal.revert_requested.connect(self.plans.revert)
         s.live_changes.connect(self._live)
         s.opened.connect(lambda _stats: self._show_live(jump=False))
@@ -231,6 +245,10 @@ class MainWindow(QMainWindow):
         self._show_fact(fact_id)
         self.show_pane(0)
 
+    def _entity_facts(self, key: str, name: str) -> None:
+        self.search.show_entity_facts(key, name)
+        self.show_pane(0)
+
     def _open_plan(self, plan_id: int) -> None:
         self.plans.status_filter.setCurrentText("all")
         self.plans.refresh(plan_id)
@@ -278,7 +296,21 @@ class MainWindow(QMainWindow):
         self._update_status()
         self.import_action.setEnabled(True)
 
+    def show_verification(self) -> None:
+        """The status bar's file check, clicked: what it found, failed facts one click from the inspector."""
+        if self.verdict is None or not self.verdict.problems:
+            return
+        self.verify_report = VerifyReport(self.verdict, str(self.session.path), self)
+        self.verify_report.fact_chosen.connect(self._open_fact)
+        self.verify_report.open()
+        if self.verify_report.failed:
+            self._open_fact(self.verify_report.failed[0])
+
     def _show_verification(self, result: Verification) -> None:
+        self.verdict = result
+        self.integrity_label.setProperty("failed", bool(result.problems))
+        self.integrity_label.style().unpolish(self.integrity_label)
+        self.integrity_label.style().polish(self.integrity_label)
         if not result.problems:
             self.integrity_label.setText("✓ verified")
             self.integrity_label.setToolTip("Integrity, content hashes, the journal's hash chain and the full-text "
@@ -287,9 +319,10 @@ class MainWindow(QMainWindow):
         count = len(result.problems)
         self.integrity_label.setText(f"⚠ {count} integrity problem{'s' * (count != 1)}")
         shown = "\n".join(str(p) for p in result.problems[:10])
-        self.integrity_label.setToolTip(f"memlens verify found:\n{shown}" + ("\n…" if count > 10 else ""))
+        self.integrity_label.setToolTip(f"memlens verify found:\n{shown}" + ("\n…" if count > 10 else "")
+                                        + "\n\nClick for the details and the failed facts.")
         self.statusBar().showMessage(f"⚠ This file failed verification ({count} problem{'s' * (count != 1)}): "
-                                     f"see the tooltip, or run 'memlens verify'", 15000)
+                                     f"click the warning on the right for the details", 15000)
 
     def _update_status(self) -> None:
         stats = self.session.stats
@@ -315,7 +348,15 @@ class MainWindow(QMainWindow):
         if stats.get("facts", 0) and self.stack.currentIndex() == WELCOME:
             self.stack.setCurrentIndex(PANES)
 
+    def _cancelling(self) -> None:
+        """Said at once: the work stops at its next safe point (an import: the next chunk)."""
+        if self.session.runner.busy:
+            self.cancel.setEnabled(False)
+            self.busy_label.setText("Cancelling…")
+
     def _progress(self, label: str, done: int, total: int) -> None:
+        if not self.cancel.isEnabled():
+            return  # "Cancelling…" stays until the work has stopped
         self.busy_label.setText(f"{label} {done:,}/{total:,}" if total else label)
         self.busy.setRange(0, total)  # (0, 0) is Qt's "busy, length unknown"
         self.busy.setValue(done)
@@ -324,6 +365,13 @@ class MainWindow(QMainWindow):
         self.busy.setVisible(busy)
         self.cancel.setVisible(busy)
         if not busy:
+            # Looked at once the event loop turns: work in steps (an import's chunks) is idle for
+            # an instant between two, and a "Cancelling…" must last until the last step ended.
+            QTimer.singleShot(0, self._idle)
+
+    def _idle(self) -> None:
+        if not self.session.runner.busy:
+            self.cancel.setEnabled(True)
             self.busy_label.setText("")
             self.busy.setRange(0, 0)
 

@@ -11,7 +11,8 @@ Background refreshes of panes that are not in front use ``BACKGROUND`` priority,
 so they never delay what a person is looking at.
 
 Signals of ``OpRunner``: ``busy_changed(bool)``, ``progress(str, int, int)``
-(label, done, total; total 0 means unknown).
+(label, done, total; total 0 means unknown), ``cancel_requested()`` (Cancel was pressed: say so
+at once, as the work stops at its next safe point).
 """
 
 from __future__ import annotations
@@ -77,6 +78,7 @@ class Op:
     generation: int
     progress: Progress
     quiet: bool = False
+    stops_itself: bool = False  # runs even once cancelled: it reads ``progress.cancelled`` and ends cleanly
 
 
 class _Task(QRunnable):
@@ -86,7 +88,7 @@ class _Task(QRunnable):
 
     def run(self) -> None:
         op, relay = self._op, self._runner.relay
-        if self._runner.is_stale(op) or op.progress.cancelled:
+        if self._runner.is_stale(op) or (op.progress.cancelled and not op.stops_itself):
             relay.failed.emit(op, "")
             return
         try:
@@ -103,6 +105,7 @@ class _Task(QRunnable):
 class OpRunner(QObject):
     busy_changed = Signal(bool)
     progress = Signal(str, int, int)
+    cancel_requested = Signal()
 
     def __init__(self, parent: QObject | None = None, *, lowest: bool = False) -> None:
         """``lowest``: the thread runs at the lowest priority (a long background check)."""
@@ -124,17 +127,18 @@ class OpRunner(QObject):
 
     def submit(self, fn: Callable[[Progress], Any], on_done: Callable[[Any], None] | None = None, *,
                on_error: Callable[[str], None] | None = None, lane: str | None = None,
-               label: str = "", priority: int = 0, quiet: bool = False) -> Progress:
+               label: str = "", priority: int = 0, quiet: bool = False, stops_itself: bool = False) -> Progress:
         """Queue ``fn(progress)``; returns its ``Progress`` (``cancel_all`` stops it).
 
         Queued ops run highest ``priority`` first, in submission order within one priority: what a
         person is waiting for (search, the rows on screen) goes before background refreshes.
-        A ``quiet`` op (the live view's poll, every second) never shows the window as busy."""
+        A ``quiet`` op (the live view's poll, every second) never shows the window as busy. An op that
+        ``stops_itself`` is run even after a cancel, to end its work at a safe point (an import's steps)."""
         with self._lock:
             self._generation += 1
             if lane:
                 self._latest[lane] = self._generation
-            op = Op(fn, on_done, on_error, lane, self._generation, Progress(label, self.relay), quiet)
+            op = Op(fn, on_done, on_error, lane, self._generation, Progress(label, self.relay), quiet, stops_itself)
         if not quiet:
             was_idle = not self._pending
             self._pending.add(op)
@@ -150,6 +154,7 @@ class OpRunner(QObject):
     def cancel_all(self) -> None:
         for op in list(self._pending):
             op.progress.cancel()
+        self.cancel_requested.emit()
 
     @property
     def busy(self) -> bool:

@@ -64,6 +64,7 @@ class Session(QObject):
         self._factory = memory_factory or _open_memory
         self.path: Path | None = None
         self.stats: dict[str, Any] = {}
+        self.failed_facts: dict[int, str] = {}  # facts the last verification of this file found damaged: why
         self.settings = Settings()
         self._warm = False
         self.generation = 0
@@ -112,6 +113,7 @@ class Session(QObject):
             self.runner.submit(lambda _p: old.close())
         self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
+        self.failed_facts = {}
         memory.pace_background(self._wait_while_interacting)
         self._warm = False
         self._polling = False
@@ -154,7 +156,7 @@ class Session(QObject):
         def read_checks_done(verdict: Verification | None) -> None:
             if verdict is None or stop.is_set() or made_for != self.generation:
                 return
-            self.call(lambda m: verdict.adding(m.verify_writing_checks()), self.verified.emit, lane="verify",
+            self.call(lambda m: verdict.adding(m.verify_writing_checks()), self._verified, lane="verify",
                       label="Verifying the file", priority=BACKGROUND, quiet=True, on_error=lambda _m: None)
 
         def start() -> None:
@@ -163,6 +165,10 @@ class Session(QObject):
                                     on_error=lambda _m: None, lane="verify", label="Verifying the file", quiet=True)
 
         self._when_idle(start)
+
+    def _verified(self, verdict: Verification) -> None:
+        self.failed_facts = {p.fact_id: p.message for p in verdict.problems if p.fact_id is not None}
+        self.verified.emit(verdict)
 
     def note_interaction(self) -> None:
         """A person is scrolling or typing (called from the UI thread): background checks wait a moment."""
@@ -224,13 +230,13 @@ class Session(QObject):
             self.poll_timer.stop()
             self.generation += 1
             self.runner.submit(lambda _p: memory.close())
-            self.path, self.stats = None, {}
+            self.path, self.stats, self.failed_facts = None, {}, {}
             self.closed.emit()
 
     def call(self, fn: Callable[[Memory], Any], on_done: Callable[[Any], None] | None = None, *,
              lane: str | None = None, label: str = "", on_error: Callable[[str], None] | None = None,
              with_progress: bool = False, priority: int = 0, generation: int | None = None,
-             quiet: bool = False) -> Progress | None:
+             quiet: bool = False, stops_itself: bool = False) -> Progress | None:
         """Run ``fn(memory)`` (or ``fn(memory, progress)``) off the UI thread; None when no file is open.
 
         ``generation`` says which open file the call was made for (a draft's fact ids belong to it):
@@ -250,11 +256,12 @@ class Session(QObject):
 
         work = (lambda p: fn(memory, p)) if with_progress else (lambda _p: fn(memory))
         return self.runner.submit(work, current(on_done), on_error=current(on_error or self.error.emit), lane=lane,
-                                  label=label, priority=priority, quiet=quiet)
+                                  label=label, priority=priority, quiet=quiet, stops_itself=stops_itself)
 
     def write(self, fn: Callable[..., Any], on_done: Callable[[Any], None] | None = None, *,
               label: str = "", on_error: Callable[[str], None] | None = None,
-              generation: int | None = None, with_progress: bool = False) -> Progress | None:
+              generation: int | None = None, with_progress: bool = False,
+              stops_itself: bool = False) -> Progress | None:
         """Like ``call`` for work that changes the file: announces what changed, by this write and by
         any other process since the panes last heard, as one ``ChangeRecord``."""
         seen = self.seen
@@ -276,7 +283,7 @@ class Session(QObject):
                 on_done(value)
 
         return self.call(work, done, label=label, on_error=on_error, generation=generation,
-                         with_progress=with_progress)
+                         with_progress=with_progress, stops_itself=stops_itself)
 
     def poll(self) -> None:
         """Ask the file what other processes wrote since the panes last heard (one pragma when idle)."""

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
+from engine.absorb.item_names import item_name
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
@@ -37,13 +38,14 @@ class Candidate:
     cosine: float
     fact_id: int | None = None
     index: int | None = None
+    line: int | None = None  # the input line of a batch item read from a file
     subject: str | None = None
     predicate: str | None = None
     object: str | None = None
 
     @property
     def label(self) -> str:
-        return f"fact {self.fact_id}" if self.fact_id is not None else f"item {self.index} of this batch"
+        return f"fact {self.fact_id}" if self.fact_id is not None else item_name(self.index or 0, self.line)
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ import numpy as np
 
 from engine.absorb.classify import Candidate, classify
 from engine.absorb.conflict import difference, words_covered
+from engine.absorb.item_names import item_name, refusal
 from engine.absorb.text_contrast import profile
 from engine.absorb.validation import Incoming, reject_secrets, validate
 from engine.config import MemorySettings
@@ -30,9 +31,11 @@ from engine.store.records import active_with_triple, candidate_rows, content_has
 
 @dataclass
 class RawItem:
-    """One input to absorb: a dict or string, or a read error found before parsing."""
+    """One input to absorb: a dict or string, or a read error found before parsing; ``line`` is the
+    input line it was read from, when it came from a file (the plan's reasons name it)."""
     value: Any
     error: str | None = None
+    line: int | None = None
 
 
 @dataclass
@@ -41,6 +44,7 @@ class BatchItem:
     index: int
     item: Incoming
     hash: str
+    line: int | None = None
     vector: np.ndarray | None = None
     evidence: list[dict[str, Any]] = field(default_factory=list)
     # Normalised (subject, predicate), None without a triple: ``same_key`` as one comparison,
@@ -53,6 +57,10 @@ class BatchItem:
 
     def same_key(self, other: "BatchItem") -> bool:
         return self.key is not None and self.key == other.key
+
+    @property
+    def name(self) -> str:
+        return item_name(self.index, self.line)
 
 
 def _richness(item: Incoming) -> tuple[int, int]:
@@ -74,16 +82,18 @@ def _validated(raw: Sequence[RawItem], limits: MemorySettings, defaults: dict[st
                 raise InvalidInput(entry.error)
             item = validate(entry.value, limits, defaults, scan_secrets=False)
         except InvalidInput as err:
-            rejected.append(PlanItem(index, "rejected", "validation", str(err)))
+            reason = refusal(index, entry.line, str(err), entry.value)
+            rejected.append(PlanItem(index, "rejected", "validation", reason))
             continue
-        checked.append(BatchItem(index, item, content_hash(item.text)))
+        checked.append(BatchItem(index, item, content_hash(item.text), entry.line))
     known, stored = stored_matches(db, [w.hash for w in checked]) if checked else ({}, set())
     work = []
     for w in checked:
         try:
             reject_secrets(w.item, text=w.item.text not in stored)
         except SecretRejected as err:
-            rejected.append(PlanItem(w.index, "rejected", "secrets", str(err)))
+            reason = refusal(w.index, w.line, str(err), w.item.text)
+            rejected.append(PlanItem(w.index, "rejected", "secrets", reason))
             continue
         work.append(w)
     return rejected, work, known
@@ -108,7 +118,7 @@ def _merge_identical(work: list[BatchItem]) -> tuple[list[PlanItem], list[BatchI
     merged, kept = [], []
     for w in work:
         if w.hash in first:
-            merged.append(_merge(first[w.hash], w, f"same text as item {first[w.hash].index}", "hash", 1.0))
+            merged.append(_merge(first[w.hash], w, f"same text as {first[w.hash].name}", "hash", 1.0))
         else:
             first[w.hash] = w
             kept.append(w)
@@ -187,7 +197,7 @@ def merge_near(work: list[BatchItem], limits: MemorySettings, block: int = MERGE
         for m in members:
             if m != best and words_covered(work[m].item.text, work[best].item.text):
                 similarity = float(vectors[best] @ vectors[m])
-                merged.append(_merge(work[best], work[m], f"near-identical to item {work[best].index}",
+                merged.append(_merge(work[best], work[m], f"near-identical to {work[best].name}",
                                      "batch", similarity))
                 absorbed.add(m)
     return merged, [w for k, w in enumerate(work) if k not in absorbed]
@@ -319,6 +329,6 @@ class AbsorbPlanner:
             if cosine >= self.limits.related_threshold or same_triple:
                 found.insert(0 if same_triple else len(found),
                              Candidate(other.item.text, other.item.scope, float(cosine), index=other.index,
-                                       subject=other.item.subject, predicate=other.item.predicate,
+                                       line=other.line, subject=other.item.subject, predicate=other.item.predicate,
                                        object=other.item.object))
         return found

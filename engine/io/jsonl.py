@@ -70,9 +70,11 @@ def read_records(stream: IO[bytes], cap: int | None = None) -> Iterator[tuple[in
     (``MAX_INPUT_BYTES`` unless given)."""
     for number, data, too_long in _lines(stream, cap):
         if too_long:
-            yield number, RawItem(None, f"line {number}: longer than {MAX_LINE_BYTES:,} bytes")
+            yield number, RawItem(None, f"line {number}: longer than {MAX_LINE_BYTES:,} bytes", number)
         elif data.strip():
-            yield number, parse_line(number, data)
+            item = parse_line(number, data)
+            item.line = number
+            yield number, item
 
 
 def open_input(path: Path, kind: str = "JSONL file") -> IO[bytes]:

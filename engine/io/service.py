@@ -65,6 +65,19 @@ class Transfers:
         chunks applied before. A dry run plans the first chunk not yet applied and stops there. A
         MemLens export is restored as one ``import`` plan instead.
         """
+        run = None
+        for run in self.import_steps(path, dry_run=dry_run, defaults=defaults, progress=progress, cancel=cancel,
+                                     chunk_items=chunk_items, chunk_chars=chunk_chars, source_label=source_label):
+            pass
+        assert run is not None  # the steps always end with the finished run
+        return run
+
+    def import_steps(self, path: Path, *, dry_run: bool = False, defaults: dict[str, Any] | None = None,
+                     progress: Progress | None = None, cancel: Any = None, chunk_items: int | None = None,
+                     chunk_chars: int | None = None, source_label: str | None = None) -> Iterator[ImportRun]:
+        """``import_file`` one chunk at a time: the run so far after each chunk is planned (and applied),
+        then the finished run. Between two steps the memory is free for other calls from the same
+        thread (a window refreshes its counts and listing there); each step is its own transaction."""
         path = Path(path)
         with jsonl.open_input(path) as handle:
             mtime_ns = os.fstat(handle.fileno()).st_mtime_ns
@@ -74,18 +87,19 @@ class Transfers:
             handle.seek(0)
             records = jsonl.read_records(handle, max(stream.MAX_STREAM_BYTES, jsonl.MAX_INPUT_BYTES))
             run = ImportRun(str(path), source, lines, dry_run=dry_run)
-            return self._import_lines(handle, records, run, mtime_ns, dry_run=dry_run, defaults=defaults,
-                                      progress=progress, stop=stream.should_stop(cancel),
-                                      chunk_items=chunk_items or stream.CHUNK_ITEMS,
-                                      chunk_chars=chunk_chars or stream.CHUNK_CHARS)
+            yield from self._import_lines(handle, records, run, mtime_ns, dry_run=dry_run, defaults=defaults,
+                                          progress=progress, stop=stream.should_stop(cancel),
+                                          chunk_items=chunk_items or stream.CHUNK_ITEMS,
+                                          chunk_chars=chunk_chars or stream.CHUNK_CHARS)
 
     def _import_lines(self, handle: IO[bytes], records: Iterator[tuple[int, RawItem]], run: ImportRun,
                       mtime_ns: int, *, dry_run: bool, defaults: dict[str, Any] | None, progress: Progress | None,
-                      stop: Callable[[], bool], chunk_items: int, chunk_chars: int) -> ImportRun:
+                      stop: Callable[[], bool], chunk_items: int, chunk_chars: int) -> Iterator[ImportRun]:
         source, lines = run.source, run.total_lines
         first, records = stream.first_and_rest(records)
         if first is not None and transfer.is_export_header(first[1].value):
-            return self._restore(source, records, run)
+            yield self._restore(source, records, run)
+            return
         with self._ctx.store.guard():
             done = applied_chunks(self._ctx.store.db, source)
         chunker = stream.Chunker(records, [(first_line, last_line) for _, first_line, last_line, _ in done],
@@ -115,6 +129,7 @@ class Transfers:
                 if dry_run:
                     run.more = next(chunks, None) is not None
                     break
+                yield run
         except MemLensError as err:
             if run.applied_plans:  # what was applied stays; say so, and how to go on
                 err.args = (f"{err}; before that, {run.written:,} items were written in plans "
@@ -125,7 +140,7 @@ class Transfers:
             # An input without any item: an empty plan, as an absorb of nothing always gave.
             run.plan = self._plans.absorb([], dry_run=dry_run, defaults=defaults)
             run.chunks.append(ChunkResult(run.plan.id, 0, 0, 0, run.plan.status, {}))
-        return run
+        yield run
 
     def _restore(self, source: SourceFile, records: Iterator[tuple[int, RawItem]],
                  run: ImportRun) -> ImportRun:

@@ -129,8 +129,10 @@ class ChangePlanner:
                 items.append(self._one(index, change))
             except (InvalidInput, NotFound) as err:
                 # Same exception (class and fields kept, so a caller still tells a secret or a missing
-                # fact apart), its message prefixed with the change's position.
-                err.args = (f"change {index}: {err}",)
+                # fact apart), its message prefixed with the change's position when there are several
+                # (a lone "change 0:" on the app's New version… said nothing but a count from zero).
+                if len(changes) > 1:
+                    err.args = (f"change {index}: {err}",)
                 raise
         return items
 

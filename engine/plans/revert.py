@@ -16,14 +16,15 @@ import sqlite3
 from engine.errors import PlanError
 from engine.plans.apply import link_direction, link_source
 from engine.store.edges import contradiction_open
-from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem, applied_plan_noted, load_plan
+from engine.store.plans import (INSERTING, REVERT_NOTE, STATUS_CHANGES, Plan, PlanItem, applied_plan_noted, load_plan,
+                                revert_note)
 from engine.store.records import fact_columns
 
 REVERT_KIND = "revert"
 
 
 def note_for(plan_id: int) -> str:
-    return f"reverts plan {plan_id}"
+    return revert_note(plan_id)
 
 
 def reverted_by(db: sqlite3.Connection, plan_id: int) -> int | None:
@@ -40,7 +41,7 @@ def still_revertible(db: sqlite3.Connection, plan: Plan) -> list[str]:
 
 
 def _reverted_id(plan: Plan) -> int | None:
-    prefix = "reverts plan "
+    prefix = REVERT_NOTE
     if plan.kind != REVERT_KIND or not (plan.note or "").startswith(prefix):
         return None
     return int(plan.note[len(prefix):].split(";")[0])

@@ -20,11 +20,12 @@ from engine.store.records import Fact
 from engine.search.hybrid import Hit, SearchFilters
 
 NO_SCORE = math.nan
-ORDERS = tuple(LISTING_ORDERS)
+EFFECTIVE = "effective_confidence"  # sorted here on the decayed value, which SQLite does not hold
+ORDERS = (*LISTING_ORDERS, EFFECTIVE)
 
 
 def check_order(order_by: object) -> str:
-    if not isinstance(order_by, str) or order_by not in LISTING_ORDERS:
+    if not isinstance(order_by, str) or order_by not in ORDERS:
         raise InvalidInput(f"cannot order a listing by {order_by!r}; choose one of: {', '.join(ORDERS)}")
     return order_by
 
@@ -33,19 +34,26 @@ def matching_ids(db: sqlite3.Connection, filters: SearchFilters, now: float, ord
                  descending: bool = True) -> list[int]:
     """Ids of the facts passing ``filters``, sorted by SQLite on ``order_by`` (newest first by default);
     minimum confidence is checked on the decayed value, as search does, so it needs the kind and last
-    reinforcement. "confidence" orders by the stored confidence, not the decayed one."""
+    reinforcement. "confidence" orders by the stored confidence; "effective_confidence" by the decayed
+    one a listing shows (numpy sorts it, ties by id in the same direction)."""
     where, params = filters.sql()
-    if filters.min_confidence is None:
-        return ids_in_order(db, where, params, check_order(order_by), bool(descending))
-    rows = decay_inputs_where(db, where, params, check_order(order_by), bool(descending))
+    by_decay = check_order(order_by) == EFFECTIVE
+    if filters.min_confidence is None and not by_decay:
+        return ids_in_order(db, where, params, order_by, bool(descending))
+    rows = decay_inputs_where(db, where, params, "id" if by_decay else order_by, bool(descending))
     if not rows:
         return []
     ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))
     confidence = np.fromiter((r[1] for r in rows), dtype=np.float64, count=len(rows))
     rates = np.fromiter((KIND_DECAY[r[2]][0] for r in rows), dtype=np.float64, count=len(rows))
     days = age_days(now, np.fromiter((r[3] for r in rows), dtype=np.float64, count=len(rows)))
-    keep = effective_confidence(confidence, rates, days) >= filters.min_confidence
-    return ids[keep].tolist()
+    effective = effective_confidence(confidence, rates, days)
+    if by_decay:
+        order = np.lexsort((-ids, -effective)) if descending else np.lexsort((ids, effective))
+        ids, effective = ids[order], effective[order]
+    if filters.min_confidence is not None:
+        ids = ids[effective >= filters.min_confidence]
+    return ids.tolist()
 
 
 def describe(facts: list[Fact], now: float, limits: MemorySettings) -> list[Hit]:

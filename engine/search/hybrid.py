@@ -27,7 +27,7 @@ import numpy as np
 from engine.clock import format_time
 from engine.config import MemorySettings
 from engine.store.decay import age_days, decay_rate, effective_confidence, freshness
-from engine.vocabulary import KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
+from engine.vocabulary import ENTITY_TYPES, KINDS, MAX_TAGS_PER_FILTER, SCOPES, STATUSES
 from engine.errors import InvalidInput
 from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression, match_parts
 from engine.store import fts_rows
@@ -47,6 +47,7 @@ class SearchFilters:
     since: float | None = None
     until: float | None = None
     min_confidence: float | None = None
+    entity: str | None = None  # only facts mentioning this entity: its graph key, "type:normalised name"
 
     def __post_init__(self) -> None:
         """Every face builds its filters here, so every face refuses the same things the same way."""
@@ -66,6 +67,9 @@ class SearchFilters:
             raise InvalidInput("the time range is reversed: 'since' is after 'until'")
         if self.min_confidence is not None and not 0 <= self.min_confidence <= 1:
             raise InvalidInput("min_confidence must be between 0 and 1")
+        if self.entity is not None and (not isinstance(self.entity, str) or ":" not in self.entity
+                                        or self.entity.split(":", 1)[0] not in ENTITY_TYPES):
+            raise InvalidInput(f"an entity filter is 'type:name' with a type among {', '.join(ENTITY_TYPES)}")
 
     @property
     def only_active(self) -> bool:
@@ -94,12 +98,16 @@ class SearchFilters:
             clauses.append("EXISTS (SELECT 1 FROM json_each(CASE WHEN json_valid(facts.tags) THEN facts.tags "
                            "ELSE '[]' END) WHERE json_each.value = ?)")
             params.append(tag.lower())
+        if self.entity is not None:
+            clauses.append("facts.id IN (SELECT m.fact_id FROM entity_mentions m JOIN entities e ON e.id = m.entity_id "
+                           "WHERE e.type = ? AND e.norm_name = ?)")
+            params += self.entity.split(":", 1)
         return " AND ".join(clauses), params
 
     @property
     def narrows(self) -> bool:
         bounded = self.since is not None or self.until is not None
-        return bool(self.scope or self.kind or self.tags) or bounded or not self.only_active
+        return bool(self.scope or self.kind or self.tags or self.entity) or bounded or not self.only_active
 
 
 def bm25_parts(text: np.ndarray, power: float) -> np.ndarray:

@@ -71,6 +71,7 @@ class Plan:
     applied_indexes: list[int] = field(default_factory=list)
     note: str | None = None
     changes: ChangeRecord | None = None  # what applying it wrote; set by the apply, not stored with it
+    reverted_by: int | None = None  # the applied plan that undid this one (read with it, never stored)
 
     @property
     def applied(self) -> bool:
@@ -95,12 +96,15 @@ class Plan:
         done = set(self.applied_indexes) if self.applied else set()
         return {
             "plan_id": self.id, "kind": self.kind, "status": self.status, "applied": self.applied,
-            "partly_applied": self.partly_applied, "applied_items": sorted(done),
+            "partly_applied": self.partly_applied, "applied_items": sorted(done), "reverted_by": self.reverted_by,
             "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
             "actor": self.actor, "counts": self.counts(), "note": self.note,
             "items": [it.to_dict(it.index in done) for it in self.items],
             "changes": None if self.changes is None else self.changes.to_dict(),
         }
+
+
+REVERT_NOTE = "reverts plan "  # a revert plan's note starts with it, then the id of the plan it undoes
 
 
 def save_plan(db: sqlite3.Connection, plan: Plan) -> int:
@@ -139,7 +143,10 @@ def load_plan(db: sqlite3.Connection, plan_id: int) -> Plan:
     row = db.execute("SELECT * FROM plans WHERE id = ?", (check_id(plan_id, "a plan id"),)).fetchone()
     if row is None:
         raise NotFound(f"there is no plan {plan_id} in this memory")
-    return _plan_from_row(row)
+    plan = _plan_from_row(row)
+    if plan.applied:
+        plan.reverted_by = reverts(db).get(plan.id)
+    return plan
 
 
 @dataclass
@@ -153,6 +160,7 @@ class PlanSummary:
     counts: dict[str, int]
     note: str | None
     applied_count: int | None = None  # items written, for an applied plan
+    reverted_by: int | None = None  # the applied plan that undid this one
 
     @property
     def writable(self) -> int:
@@ -168,7 +176,8 @@ class PlanSummary:
         return {"plan_id": self.id, "kind": self.kind, "status": self.status,
                 "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
                 "actor": self.actor, "counts": self.counts, "note": self.note,
-                "applied_count": self.applied_count, "partly_applied": self.partly_applied}
+                "applied_count": self.applied_count, "partly_applied": self.partly_applied,
+                "reverted_by": self.reverted_by}
 
 
 def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 200) -> list[PlanSummary]:
@@ -177,8 +186,26 @@ def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 2
     rows = db.execute(f"SELECT id, kind, status, created_at, decided_at, actor, summary, note, "
                       f"CASE WHEN json_valid(applied_items) THEN (SELECT count(*) FROM json_each(applied_items)) "
                       f"END AS applied_count FROM plans {where} ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
+    undone = reverts(db) if any(r["status"] == "applied" for r in rows) else {}
     return [PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
-                        json.loads(r["summary"]), r["note"], r["applied_count"]) for r in rows]
+                        json.loads(r["summary"]), r["note"], r["applied_count"],
+                        undone.get(r["id"]) if r["status"] == "applied" else None) for r in rows]
+
+
+def revert_note(plan_id: int) -> str:
+    """The note of a revert plan, naming the plan it undoes (what ``reverts`` reads back)."""
+    return f"{REVERT_NOTE}{plan_id}"
+
+
+def reverts(db: sqlite3.Connection) -> dict[int, int]:
+    """Plan id -> the first applied revert plan that undid it (reverts are few: one query for all)."""
+    found: dict[int, int] = {}
+    for rid, note in db.execute("SELECT id, note FROM plans WHERE kind = 'revert' AND status = 'applied' "
+                                "AND note LIKE ? ORDER BY id", (REVERT_NOTE + "%",)):
+        target = note[len(REVERT_NOTE):].split(";")[0]
+        if target.isdigit():
+            found.setdefault(int(target), rid)
+    return found
 
 
 def applied_plan_noted(db: sqlite3.Connection, kind: str, note: str) -> int | None:

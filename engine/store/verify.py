@@ -31,6 +31,13 @@ class Problem:
     def __str__(self) -> str:
         return f"{self.check}: {self.where + ': ' if self.where else ''}{self.message}"
 
+    @property
+    def fact_id(self) -> int | None:
+        """The fact this problem is about (a fact whose text fails its hash), else None."""
+        if self.check == "facts" and self.where and self.where.startswith("fact ") and self.where[5:].isdigit():
+            return int(self.where[5:])
+        return None
+
     def to_dict(self) -> dict[str, Any]:
         return {"check": self.check, "where": self.where, "message": self.message}
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QRect, Qt, QTimer, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QDialog, QDialogButtonBox, QHeaderView, QLabel, QTableWidget,
                                QTableWidgetItem, QVBoxLayout, QWidget)
 
@@ -23,9 +23,11 @@ from engine import Fact, Memory, Plan, PlanItem
 
 from gui.models.plan_items import item_text
 from gui.session import Session
+from gui.widgets.message_line import MessageLine
 
 HEADERS = ("apply", "outcome", "fact / text", "matched", "similarity", "decided by", "reason")
 TICK, TEXT = 0, 2
+MAX_ROW_LINES = 4
 
 
 def _describe(item: PlanItem, facts: dict[int, Fact]) -> list[str]:
@@ -57,7 +59,11 @@ class PlanReview(QDialog):
         self.generation = session.generation if generation is None else generation
         self.setWindowTitle(title)
         self.setObjectName("planReview")
-        self.resize(900, 360)
+        # Room for its rows, up to a dozen (it opened a row and a half high), within the window.
+        window = parent.window().size() if parent is not None else None
+        rows = min(len(plan.items), 12) * (3 * self.fontMetrics().lineSpacing() + 8)
+        self.resize(min(int(window.width() * 0.92), 1200) if window else 900,
+                    min(160 + rows, int(window.height() * 0.85) if window else 640, 720))
         counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
         self.summary = QLabel(f"Plan {plan.id} ({plan.kind}) proposes: {counts or 'nothing'}. "
                               f"Nothing is written until you press Apply; only the ticked items are.")
@@ -75,19 +81,24 @@ class PlanReview(QDialog):
                     self._make_tick(cell, item)
                 self.table.setItem(row, column, cell)
         header = self.table.horizontalHeader()
+        for column in range(len(HEADERS)):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(TEXT, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(len(HEADERS) - 1, QHeaderView.ResizeMode.Stretch)
-        self.table.resizeColumnToContents(TICK)
-        self.table.resizeRowsToContents()
+        # Rows follow the columns' widths (measured once the dialog has its size, and again after every
+        # resize: rows wrapped tall in a narrow dialog shrink back when it widens), up to a few lines.
+        # A short pause, not the next event-loop turn: the header lays its stretched columns out after
+        # the resize event, and rows measured before that kept the old widths' heights.
+        self.row_fit = QTimer(self, singleShot=True, interval=40)
+        self.row_fit.timeout.connect(self._rows_to_contents)
+        header.sectionResized.connect(lambda *_: self.row_fit.start())
         self.table.itemChanged.connect(lambda _cell: self._update_apply())
-        self.error = QLabel("")
-        self.error.setObjectName("error")
-        self.error.setWordWrap(True)
+        self.error = MessageLine()  # "Applying…" is news, "Not applied: …" an error
         self.buttons = QDialogButtonBox()
         self.apply_button = self.buttons.addButton("Apply", QDialogButtonBox.ButtonRole.AcceptRole)
         self.discard_button = self.buttons.addButton("Discard", QDialogButtonBox.ButtonRole.RejectRole)
         if session.read_only:
-            self.error.setText("This memory file is read-only: the plan can be reviewed but not applied.")
+            self.error.say("This memory file is read-only: the plan can be reviewed but not applied.", "warning")
         self.apply_button.clicked.connect(self._apply)
         self.discard_button.clicked.connect(self.reject)
         # The fact ids in this plan mean nothing in another file.
@@ -99,6 +110,28 @@ class PlanReview(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self._update_apply()
+
+    def _rows_to_contents(self) -> None:
+        """Each row as tall as its wrapped text and reason need at the columns' widths now, at most
+        ``MAX_ROW_LINES`` lines (the tooltip has the rest)."""
+        metrics, table = self.table.fontMetrics(), self.table
+        line = metrics.lineSpacing()
+        widths = {c: max(table.columnWidth(c) - 12, 40) for c in (TEXT, len(HEADERS) - 1)}
+        for row in range(table.rowCount()):
+            lines = 1
+            for column, width in widths.items():
+                text = table.item(row, column).text()
+                height = metrics.boundingRect(QRect(0, 0, width, 100_000), Qt.TextFlag.TextWordWrap, text).height()
+                lines = max(lines, -(-height // line))
+            table.setRowHeight(row, min(lines, MAX_ROW_LINES) * line + 8)
+
+    def showEvent(self, event: Any) -> None:
+        super().showEvent(event)
+        self.row_fit.start()
+
+    def resizeEvent(self, event: Any) -> None:
+        super().resizeEvent(event)
+        self.row_fit.start()
 
     def _make_tick(self, cell: QTableWidgetItem, item: PlanItem) -> None:
         if item.outcome == "rejected":
@@ -132,7 +165,7 @@ class PlanReview(QDialog):
         writable = sum(it.outcome != "rejected" for it in self.plan.items)
         only = None if len(ticked) == writable else ticked
         self.apply_button.setEnabled(False)
-        self.error.setText("Applying…")
+        self.error.say("Applying…")
         self.session.write(lambda m: m.apply_plan(plan_id, only=only), self._done, label="Applying plan",
                            on_error=self._failed, generation=self.generation)
 
@@ -141,7 +174,7 @@ class PlanReview(QDialog):
         self.accept()
 
     def _failed(self, message: str) -> None:
-        self.error.setText(f"Not applied: {message}")
+        self.error.say(f"Not applied: {message}", "error")
         self._update_apply()
 
     def _file_gone(self, *_args: Any) -> None:

@@ -23,6 +23,7 @@ from engine import Plan, PlanItem
 Index = QModelIndex | QPersistentModelIndex
 HEADERS = ("", "#", "outcome", "stage", "text / fact", "matched", "similarity", "decided by", "reason")
 TEXT_COLUMN = 4
+REASON_COLUMN = 8
 # Columns a narrow window hides first; the diff below the table and the tooltip still say it all.
 DROP_ORDER = [7, 3, 6, 5, 8]
 LEFT_OUT = QColor("#8a8a8a")
@@ -49,9 +50,10 @@ def _cells(item: PlanItem, quoted: dict[int, str] | None = None) -> list[str]:
     similarity = "" if item.similarity is None else f"{item.similarity:.3f}"
     matched = "" if item.target_id is None else f"#{item.target_id}"
     if item.target_index is not None and item.target_id is None:
-        matched = f"item {item.target_index}"
+        matched = f"item {item.target_index + 1}"
     reason = item.reason + "".join(f" ⚠ {w}" for w in item.warnings)
-    return ["", str(item.index), item.outcome, item.stage or "", item_text(item, quoted), matched, similarity,
+    # Items are counted from one on screen, as the reasons count them ("close to item 1 of this batch").
+    return ["", str(item.index + 1), item.outcome, item.stage or "", item_text(item, quoted), matched, similarity,
             item.decided_by, reason]
 
 
@@ -131,10 +133,10 @@ class PlanItemsModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 0), self.index(len(self._rows) - 1, 0))
         parts = []
         if added:
-            parts.append(f"also ticked item{'s' * (len(added) > 1)} {', '.join(map(str, added))} "
+            parts.append(f"also ticked item{'s' * (len(added) > 1)} {', '.join(str(i + 1) for i in added)} "
                          f"(the selection builds on {'them' if len(added) > 1 else 'it'})")
         if removed:
-            parts.append(f"also cleared item{'s' * (len(removed) > 1)} {', '.join(map(str, removed))} "
+            parts.append(f"also cleared item{'s' * (len(removed) > 1)} {', '.join(str(i + 1) for i in removed)} "
                          f"(built on what was cleared)")
         self.note.emit("; ".join(parts))
         self.selection_changed.emit()
@@ -169,7 +171,7 @@ class PlanItemsModel(QAbstractTableModel):
         if role == Qt.ItemDataRole.ToolTipRole:
             if index.column() == 0 and went_in is not None:
                 return "applied" if went_in else "not applied (left out when the plan was applied)"
-            if index.column() in (TEXT_COLUMN, 8):
+            if index.column() in (TEXT_COLUMN, REASON_COLUMN):
                 return self._rows[index.row()][index.column()]
         if role == Qt.ItemDataRole.ForegroundRole and went_in is False:
             return LEFT_OUT

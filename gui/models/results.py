@@ -65,7 +65,8 @@ TEXT_COLUMN = 1
 CONF_COLUMN = 7
 AGE_COLUMN = 11
 # A listing (no query) is sorted by the engine over every matching id: the field of each column it can sort.
-LISTING_ORDER = {0: "id", 1: "text", 7: "confidence", 8: "scope", 9: "kind", 10: "status", 11: "created_at"}
+LISTING_ORDER = {0: "id", 1: "text", 7: "effective_confidence", 8: "scope", 9: "kind", 10: "status",
+                 11: "created_at"}
 NOT_LOADED = "…"  # a listing row whose page has not arrived yet
 GONE = "—"  # a listing row whose fact was no longer there when its page was read
 LEFT_ALIGNED = frozenset((TEXT_COLUMN, 8, 9, 10))
@@ -283,7 +284,7 @@ def listing_sort_note(column: int) -> str:
     """What a header click does without a query."""
     if column not in LISTING_ORDER:
         return " — without a query this column has no value: sorting by it keeps the listing's order"
-    return " — without a query this sorts by the stored confidence" if column == CONF_COLUMN else ""
+    return ""
 
 
 def _nan_last(value: Any) -> Any:

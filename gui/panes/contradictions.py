@@ -21,6 +21,7 @@ from engine import ChangeRecord, Contradiction, Fact, format_time
 from gui.dialogs.plan_review import PlanReview, propose
 from gui.ops import BACKGROUND
 from gui.session import Session
+from gui.widgets.message_line import MessageLine
 from gui.widgets.word_diff import word_diff_html
 
 DAY = 86400.0
@@ -80,9 +81,7 @@ class ContradictionsPane(QWidget):
         self.difference.setWordWrap(True)
         self.difference.setTextFormat(Qt.TextFormat.RichText)
         self.difference.setObjectName("factText")
-        self.message = QLabel("")
-        self.message.setObjectName("error")
-        self.message.setWordWrap(True)
+        self.message = MessageLine()
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addWidget(self.heading)
@@ -157,7 +156,7 @@ class ContradictionsPane(QWidget):
         pair = self.current
         if pair is None:
             return
-        self.message.setText("")
+        self.message.say("")
         if key == "skip":
             self.position = (self.position + 1) % len(self.queue)
             self._render()
@@ -168,7 +167,7 @@ class ContradictionsPane(QWidget):
         titles = {"left": f"Keep #{left}", "right": f"Keep #{right}", "both": "Both hold"}
         propose(self.session, self, titles[key],
                 lambda m: m.resolve_contradiction(left, right, keep, reason=reason, dry_run=True),
-                self._opened, on_error=lambda msg: self.message.setText(f"⚠ {msg}"), generation=self.generation)
+                self._opened, on_error=lambda msg: self.message.say(f"⚠ {msg}", "error"), generation=self.generation)
 
     def _opened(self, review: PlanReview) -> None:
         self.review_opened.emit(review)

@@ -1,4 +1,5 @@
-"""The search filter bar: scope, kind, statuses, tags, minimum confidence, date range.
+"""The search filter bar: scope, kind, statuses, tags, minimum confidence, date range, and the entity
+whose facts the graph asked to see (a chip that clears with one click).
 
 Signals: ``changed()`` whenever a filter changes.
 """
@@ -43,6 +44,11 @@ class FilterBar(QWidget):
         self.min_confidence.setToolTip("Minimum effective (decayed) confidence")
         self.since_on, self.since = _date_filter("from", QDate.currentDate().addYears(-1))
         self.until_on, self.until = _date_filter("to", QDate.currentDate())
+        self.entity: tuple[str, str] | None = None  # (graph key, name shown)
+        self.entity_chip = QToolButton(toolTip="Only the facts that mention this entity: click to list every fact",
+                                       visible=False)
+        self.entity_chip.setObjectName("entityChip")
+        self.entity_chip.clicked.connect(lambda: self.set_entity(None))
 
         # Two rows keep the window usable down to ~1000 px wide with the inspector open.
         layout = QGridLayout(self)
@@ -59,6 +65,7 @@ class FilterBar(QWidget):
         for check, edit in ((self.since_on, self.since), (self.until_on, self.until)):
             second.addWidget(check)
             second.addWidget(edit)
+        second.addWidget(self.entity_chip)
         second.addStretch(1)
         layout.addLayout(first, 0, 0)
         layout.addLayout(second, 1, 0)
@@ -90,6 +97,14 @@ class FilterBar(QWidget):
         for status, action in self.status_actions.items():
             action.setChecked(status in statuses)
 
+    def set_entity(self, entity: tuple[str, str] | None, quiet: bool = False) -> None:
+        """Only the facts mentioning ``(key, name)``; None lists every fact again."""
+        self.entity = entity
+        self.entity_chip.setText(f"entity: {entity[1]}  ✕" if entity else "")
+        self.entity_chip.setVisible(entity is not None)
+        if not quiet:
+            self.changed.emit()
+
     def filters(self) -> SearchFilters:
         """The current filters; raises ``InvalidInput`` for a reversed date range."""
         since = _epoch(self.since.date(), time.min) if self.since_on.isChecked() else None
@@ -99,7 +114,8 @@ class FilterBar(QWidget):
         tags = tuple(t.strip().lower() for t in self.tags.text().split(",") if t.strip())
         return SearchFilters(scope=_choice(self.scope), kind=_choice(self.kind), statuses=self.statuses(),
                              tags=tags, since=since, until=until,
-                             min_confidence=self.min_confidence.value() or None)
+                             min_confidence=self.min_confidence.value() or None,
+                             entity=self.entity[0] if self.entity else None)
 
 
 def _combo(name: str, values: tuple[str, ...]) -> QComboBox:

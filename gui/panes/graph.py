@@ -9,7 +9,8 @@ A right click on a node offers expand, hide, path from here and its facts.
 The view fits what was just asked for (a find, an expand, a path answer), and
 a new find starts clean: no old answer, every edge type shown.
 
-Signals: ``fact_selected(int)``.
+Signals: ``fact_selected(int)``, ``entity_facts_requested(str, str)`` (key, name: "Show its facts"
+lists them in the search pane, filtered to that entity).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ START_WITH = 200
 
 class GraphPane(QWidget):
     fact_selected = Signal(int)
+    entity_facts_requested = Signal(str, str)
     laid_out = Signal()
 
     def __init__(self, session: Session, parent: QWidget | None = None) -> None:
@@ -48,7 +50,6 @@ class GraphPane(QWidget):
         self.pinned: set[str] = set()
         self._pending_highlight: tuple[set[str], set[tuple[str, str, str]]] = (set(), set())
         self._fit_next = False
-        self._open_first = False
         self.find = QLineEdit(placeholderText="find an entity (name, or type:name)", clearButtonEnabled=True)
         self.find.returnPressed.connect(self.find_entity)
         self.completer = QCompleter([], self)
@@ -86,6 +87,10 @@ class GraphPane(QWidget):
         self.side_title.setWordWrap(True)
         self.side_title.setObjectName("inspectorTitle")
         self.facts = QListWidget()
+        # A fact is a sentence or three: wrapped in the side list, not cut at its right edge.
+        self.facts.setWordWrap(True)
+        self.facts.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.facts.setResizeMode(QListWidget.ResizeMode.Adjust)
         self.facts.itemDoubleClicked.connect(self._open_fact)
         self.status = QLabel("")
 
@@ -221,6 +226,10 @@ class GraphPane(QWidget):
         keep_view = not fit and len(self.canvas.entities)
         view = self.canvas.getPlotItem().getViewBox().viewRange()
         self.canvas.set_graph(shown, rels, self.positions)
+        keys, on_path = self._pending_highlight
+        if keys:  # the path answer stays lit while its "N answers" is shown, through expands and filters
+            edges = {i for i, r in enumerate(self.canvas.relations) if (r.src.key, r.type, r.dst.key) in on_path}
+            self.canvas.highlight(keys, edges)
         if keep_view:
             self.canvas.setRange(xRange=view[0], yRange=view[1], padding=0)
         self.status.setText(f"{len(shown):,} of {len(self.entities):,} entities, {len(rels):,} edges shown"
@@ -311,10 +320,9 @@ class GraphPane(QWidget):
         menu.popup(at)
 
     def show_facts(self, key: str) -> None:
-        """Its facts in the side list, the first one opened in the inspector."""
+        """Its facts in the side list here, and listed in the search pane filtered to it (first one opened)."""
         self.select_entity(key)
-        self.facts.setFocus(Qt.FocusReason.OtherFocusReason)
-        self._open_first = True
+        self.entity_facts_requested.emit(key, self.entities[key].name if key in self.entities else key)
 
     # -- path questions -----------------------------------------------------------------------------
     def run_query(self) -> None:
@@ -342,11 +350,8 @@ class GraphPane(QWidget):
             self._layout()
 
     def _apply_highlight(self) -> None:
-        keys, on_path = self._pending_highlight
-        self._draw()
-        edges = {i for i, r in enumerate(self.canvas.relations) if (r.src.key, r.type, r.dst.key) in on_path}
-        self.canvas.highlight(keys, edges)
-        self.canvas.fit(keys or None)  # the answer (and the path to it) is what the person asked to see
+        self._draw()  # draws the answer lit
+        self.canvas.fit(self._pending_highlight[0] or None)  # the answer (and the path to it) is what the person asked to see
 
     # -- details ------------------------------------------------------------------------------------
     def select_entity(self, key: str) -> None:
@@ -377,6 +382,3 @@ class GraphPane(QWidget):
             self.facts.addItem(item)
         if not facts:
             self.facts.addItem("(no facts)")
-        elif self._open_first:
-            self.fact_selected.emit(facts[0].id)
-        self._open_first = False

@@ -31,6 +31,7 @@ from gui.dialogs.text_edit import VersionEditor
 from gui.ops import INTERACTIVE
 from gui.session import Session
 from gui.widgets.confidence_plot import ConfidencePlot
+from gui.widgets.message_line import MessageLine
 
 
 ACTIONS = (("version", "New version…", "Write a new version that supersedes this fact"),
@@ -84,6 +85,7 @@ class InspectorPane(QWidget):
         self.prompt: QWidget | None = None
         self.title = QLabel("No fact selected")
         self.title.setObjectName("inspectorTitle")
+        self.damage = QLabel("", objectName="damage", wordWrap=True, visible=False)
         self.text = QLabel("Select a result to inspect it.")
         self.text.setObjectName("factText")
         self.text.setWordWrap(True)
@@ -111,14 +113,13 @@ class InspectorPane(QWidget):
         self.journal.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.journal.horizontalHeader().setStretchLastSection(True)
         self.journal.setMinimumHeight(110)
-        self.message = QLabel("")
-        self.message.setObjectName("error")
-        self.message.setWordWrap(True)
+        self.message = MessageLine()
 
         self.sections: list[QGroupBox] = []
         body = QWidget()
         column = QVBoxLayout(body)
         column.addWidget(self.title)
+        column.addWidget(self.damage)
         column.addWidget(self.text)
         column.addLayout(actions)
         column.addWidget(self.message)
@@ -138,6 +139,7 @@ class InspectorPane(QWidget):
         outer.addWidget(scroll)
         self._show_sections(False)
         session.store_changed.connect(self._store_changed)
+        session.verified.connect(lambda _verdict: self._show_damage())
         session.opened.connect(lambda _s: self._forget())
         session.closed.connect(self._forget)
 
@@ -168,14 +170,15 @@ class InspectorPane(QWidget):
 
     def _failed(self, message: str) -> None:
         self.title.setText("Fact not available")
-        self.message.setText(f"⚠ {message}")
+        self.message.say(f"⚠ {message}", "error")
 
     def _show(self, details: FactDetails | None, generation: int = -1) -> None:
         self.details, self.generation = details, generation
-        self.message.setText("")
+        self.message.say("")
         while self.fields.rowCount():
             self.fields.removeRow(0)
         if details is None:
+            self.damage.setVisible(False)  # a mark of another fact, or of another file's
             self.title.setText("No fact selected")
             self.text.setText("Select a result to inspect it.")
             self.edges.setText("")
@@ -200,7 +203,23 @@ class InspectorPane(QWidget):
         self.entities.setText(_entities_text(details.entities, details.relations))
         self._fill_journal(details.journal)
         self.plot.show_curve(details.curve)
-        self._enable_actions(fact.status == "active" and not self.session.read_only)
+        self._show_damage()
+
+    def _show_damage(self) -> None:
+        """A fact that failed verification says so, and is not curated: a new version, link or archive
+        would build on a text nobody can vouch for."""
+        details = self.details
+        if details is None:
+            return
+        fact = details.fact
+        why = self.session.failed_facts.get(fact.id)
+        self.title.setText(f"Fact {fact.id} · {fact.status}" + (" · ⚠ failed verification" if why else ""))
+        self.damage.setText(f"⚠ This fact failed verification: {why}. Curation is off for it; run "
+                            f"'memlens verify' and restore the file from a backup or export." if why else "")
+        self.damage.setVisible(bool(why))
+        self._enable_actions(fact.status == "active" and not self.session.read_only and not why)
+        for key, _label, tip in ACTIONS:
+            self.buttons[key].setToolTip("Off: this fact failed verification" if why else tip)
 
     def _show_sections(self, visible: bool) -> None:
         for box in self.sections:
@@ -224,7 +243,7 @@ class InspectorPane(QWidget):
     def _action(self, key: str) -> None:
         if self.details is None or self.generation != self.session.generation:
             return
-        self.message.setText("")  # what the last action said does not belong to this one
+        self.message.say("")  # what the last action said does not belong to this one
         fact, generation = self.details.fact, self.generation
         if key == "version":
             editor = VersionEditor(fact.text, self)
@@ -266,7 +285,7 @@ class InspectorPane(QWidget):
 
     def _propose(self, title: str, draft: Callable[[Memory], Plan], generation: int) -> None:
         propose(self.session, self, title, draft, self._review_opened,
-                on_error=lambda msg: self.message.setText(f"⚠ {msg}"), generation=generation)
+                on_error=lambda msg: self.message.say(f"⚠ {msg}", "error"), generation=generation)
 
     def _review_opened(self, review: PlanReview) -> None:
         self.review_opened.emit(review)

@@ -16,8 +16,8 @@ import html
 from collections import Counter
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QInputDialog, QLabel,
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtWidgets import (QAbstractItemView, QComboBox, QHBoxLayout, QHeaderView, QInputDialog, QLabel,
                                QMenu, QMessageBox, QPushButton, QSplitter, QTableView, QTableWidget,
                                QTableWidgetItem, QTextBrowser, QToolButton, QVBoxLayout, QWidget)
 
@@ -25,9 +25,10 @@ from engine import ChangeRecord, Plan, PlanSummary, format_time
 
 from gui.dialogs.absorb import AbsorbDialog
 from gui.dialogs.plan_review import PlanReview, propose
-from gui.models.plan_items import DROP_ORDER, TEXT_COLUMN, PlanItemsModel, item_text
+from gui.models.plan_items import DROP_ORDER, REASON_COLUMN, TEXT_COLUMN, PlanItemsModel, item_text
 from gui.ops import BACKGROUND
 from gui.session import Session
+from gui.widgets.message_line import MessageLine
 from gui.widgets.readable_columns import ReadableColumns
 from gui.widgets.word_diff import word_diff_html
 
@@ -35,10 +36,16 @@ EVERY_FINISHED = "Every finished session"
 PASSES = (("absorb", "Absorb…"), ("distill", "Distill…"), ("gc", "GC…"), ("consolidate", "Consolidate…"),
           ("abstract", "Abstract…"))
 LIST_HEADERS = ("id", "kind", "created", "status", "items")
+STATUS_COLUMN, ITEMS_COLUMN = 3, 4
+STATUS_MAX_PX = 100  # "partly applied (12 of 40)" and "reverted by plan 17" wrap to two lines
+LIST_MIN_WIDTH = 400  # with the columns above, the items column keeps ~120 px: "12 contradict"
 
 
 def _status_text(summary: PlanSummary) -> str:
-    """The list's status column: a partly applied plan must not read as wholly applied."""
+    """The list's status column: a partly applied plan must not read as wholly applied, nor an undone
+    one as standing."""
+    if summary.reverted_by is not None:
+        return f"reverted by plan {summary.reverted_by}"
     if summary.partly_applied:
         return f"partly applied ({summary.applied_count} of {summary.writable})"
     return summary.status
@@ -58,7 +65,7 @@ class PlansPane(QWidget):
         self.plan: Plan | None = None
         self.summaries: list[PlanSummary] = []
         self.prompt: QWidget | None = None
-        self._note = ""
+        self._note: tuple[str, str] = ("", "info")  # (text, kind) of what the last action said
         self._keep_checked: tuple[int, set[int]] | None = None  # (plan id, ticked items) to restore after a refusal
         self.pass_buttons: dict[str, QPushButton] = {}
         toolbar = QHBoxLayout()
@@ -80,7 +87,19 @@ class PlansPane(QWidget):
         self.list.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.list.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.list.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.list.horizontalHeader().setStretchLastSection(True)
+        # Every column readable in a narrow list (issue 27: the items were cut off): short columns fit
+        # their contents, the time is two lines (date, then time), the status wraps within a cap, the
+        # items take the rest with one outcome a line; rows grow to what they hold.
+        self.list.setWordWrap(True)
+        self.list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.list.setMinimumWidth(LIST_MIN_WIDTH)
+        list_header = self.list.horizontalHeader()
+        for column in (0, 1, 2):
+            list_header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        list_header.setSectionResizeMode(ITEMS_COLUMN, QHeaderView.ResizeMode.Stretch)
+        self._list_rows_fit = QTimer(self, singleShot=True, interval=40)  # after the header lays out
+        self._list_rows_fit.timeout.connect(self.list.resizeRowsToContents)
+        list_header.sectionResized.connect(lambda *_: self._list_rows_fit.start())
         self.list.verticalHeader().setDefaultSectionSize(22)
         self.list.itemSelectionChanged.connect(self._plan_chosen)
 
@@ -94,7 +113,8 @@ class PlansPane(QWidget):
         self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.table.verticalHeader().hide()
         self.table.verticalHeader().setDefaultSectionSize(22)
-        self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER, fixed={0: 28})
+        self.columns = ReadableColumns(self.table, TEXT_COLUMN, [c for c in DROP_ORDER if c != REASON_COLUMN],
+                                       fixed={0: 28}, second_text=REASON_COLUMN)
         self.table.selectionModel().currentRowChanged.connect(lambda cur, _prev: self._item_chosen(cur.row()))
         self.table.doubleClicked.connect(self._item_activated)
         self.select_button = QToolButton(text="Select", popupMode=QToolButton.ToolButtonPopupMode.InstantPopup)
@@ -110,7 +130,7 @@ class PlansPane(QWidget):
                                          toolTip="Draft a plan that undoes this one by new records, to review")
         self.revert_button.clicked.connect(lambda: self.plan is not None and self.revert(self.plan.id))
         self.items.selection_changed.connect(self._update_buttons)
-        self.items.note.connect(lambda text: self.message.setText(text[:1].upper() + text[1:] + ".") if text else None)
+        self.items.note.connect(lambda text: self.message.say(text[:1].upper() + text[1:] + ".") if text else None)
         actions = QHBoxLayout()
         for widget in (self.select_button, self.chosen_label):
             actions.addWidget(widget)
@@ -120,9 +140,7 @@ class PlansPane(QWidget):
         actions.addWidget(self.apply_button)
         self.incoming = QTextBrowser()
         self.matched = QTextBrowser()
-        self.message = QLabel("")
-        self.message.setObjectName("error")
-        self.message.setWordWrap(True)
+        self.message = MessageLine()
 
         compare = QSplitter(Qt.Orientation.Horizontal)
         for title, browser in (("incoming (changes against the matched fact)", self.incoming),
@@ -139,15 +157,23 @@ class PlansPane(QWidget):
         right_layout.addWidget(self.heading)
         right_layout.addLayout(actions)
         right_layout.addWidget(self.message)
+        # The selected item's reason in full: the table's reason column is one line of a shared width.
+        self.why = QLabel("", objectName="explanation", wordWrap=True)
+        self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.why)
+        below_layout.addWidget(compare, 1)
         vertical = QSplitter(Qt.Orientation.Vertical)
         vertical.addWidget(self.table)
-        vertical.addWidget(compare)
+        vertical.addWidget(below)
         vertical.setSizes([480, 220])
         right_layout.addWidget(vertical, 1)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(self.list)
         self.splitter.addWidget(right)
-        self.splitter.setSizes([400, 1000])
+        self.splitter.setSizes([460, 940])
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 8, 8, 4)
         layout.addLayout(toolbar)
@@ -189,13 +215,17 @@ class PlansPane(QWidget):
         self.list.blockSignals(True)
         self.list.setRowCount(len(summaries))
         for row, summary in enumerate(summaries):
-            for column, value in enumerate((str(summary.id), summary.kind, format_time(summary.created_at)[:16],
-                                            _status_text(summary), _counts_text(summary.counts))):
+            created = format_time(summary.created_at)[:16].replace("T", "\n")  # the date, then the time
+            counts = "\n".join(f"{n} {outcome}" for outcome, n in sorted(summary.counts.items())) or "empty"
+            for column, value in enumerate((str(summary.id), summary.kind, created, _status_text(summary), counts)):
                 cell = QTableWidgetItem(value)
-                cell.setToolTip(summary.note or value)
+                cell.setToolTip(summary.note or value.replace("\n", ", " if column == ITEMS_COLUMN else " "))
                 self.list.setItem(row, column, cell)
-        self.list.resizeColumnsToContents()
+        self.list.setColumnWidth(STATUS_COLUMN, min(STATUS_MAX_PX, max(self.list.sizeHintForColumn(STATUS_COLUMN),
+                                                                       self.list.horizontalHeader()
+                                                                       .sectionSizeHint(STATUS_COLUMN))))
         self.list.blockSignals(False)
+        self._list_rows_fit.start()
         rows = [r for r, s in enumerate(summaries) if s.id == select]
         if rows:
             self.list.selectRow(rows[0])
@@ -210,8 +240,8 @@ class PlansPane(QWidget):
 
     # -- one plan -----------------------------------------------------------------------------
     def _show_plan(self, plan: Plan | None) -> None:
-        self.message.setText(self._note)  # what the last action said survives the reload it causes
-        self._note = ""
+        self.message.say(*self._note)  # what the last action said survives the reload it causes
+        self._note = ("", "info")
         self.plan = plan
         self.items.set_plan(plan)
         kept, self._keep_checked = self._keep_checked, None
@@ -223,6 +253,7 @@ class PlansPane(QWidget):
                               lane="plan-facts", label="Quoting facts")
         self.incoming.clear()
         self.matched.clear()
+        self.why.setText("")
         if plan is None:
             self.heading.setText("Select a plan, or start a dry run.")
             return
@@ -232,6 +263,8 @@ class PlansPane(QWidget):
             writable = sum(it.outcome != "rejected" for it in plan.items)
             status = (f"partly applied ({len(plan.applied_indexes)} of {writable} items went in)"
                       if plan.partly_applied else f"applied ({len(plan.applied_indexes)} items)")
+            if plan.reverted_by is not None:
+                status += f", reverted by plan {plan.reverted_by}"
         self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
                              f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
@@ -243,7 +276,11 @@ class PlansPane(QWidget):
         self.apply_button.setEnabled(draft and bool(chosen))
         self.discard_button.setEnabled(draft)
         self.select_button.setEnabled(draft)
-        self.revert_button.setEnabled(self.plan is not None and self.plan.applied and not self.session.read_only)
+        revertible = self.plan is not None and self.plan.applied and self.plan.reverted_by is None
+        self.revert_button.setEnabled(revertible and not self.session.read_only)
+        self.revert_button.setToolTip(
+            f"Already reverted by plan {self.plan.reverted_by}" if self.plan is not None and
+            self.plan.reverted_by is not None else "Draft a plan that undoes this one by new records, to review")
 
     def _fill_select_menu(self) -> None:
         self.select_menu.clear()
@@ -261,7 +298,10 @@ class PlansPane(QWidget):
     def _item_chosen(self, row: int) -> None:
         item = self.items.item(row)
         if item is None:
+            self.why.setText("")
             return
+        self.why.setText(f"Item {item.index + 1} · {item.outcome} · why: "
+                         + self.items.data(self.items.index(row, REASON_COLUMN)))
         text = (item.incoming or {}).get("text")
         target = item.target_id
 
@@ -299,9 +339,9 @@ class PlansPane(QWidget):
     def apply_checked(self) -> None:
         plan_id, only = self.plan.id, sorted(self.items.checked)
         self.apply_button.setEnabled(False)
-        self.message.setText("Applying…")
+        self.message.say("Applying…")
         def done(plan: Plan) -> None:
-            self._say(f"Plan {plan_id}: {len(only)} item{'s' * (len(only) != 1)} applied.")
+            self._say(f"Plan {plan_id}: {len(only)} item{'s' * (len(only) != 1)} applied.", "success")
             self.refresh(plan_id)
 
         self.session.write(lambda m: m.apply_plan(plan_id, only=only), done, label="Applying plan",
@@ -318,21 +358,21 @@ class PlansPane(QWidget):
         """A refused apply changes nothing: the plan reloads with the person's selection as it was."""
         if self.plan is not None:
             self._keep_checked = (self.plan.id, set(self.items.checked))
-        self._say(f"⚠ {message}")
+        self._say(f"⚠ {message}", "error")
         self.refresh()
 
-    def _say(self, text: str) -> None:
-        self._note = text
-        self.message.setText(text)
+    def _say(self, text: str, kind: str = "info") -> None:
+        self._note = (text, kind)
+        self.message.say(text, kind)
 
     def revert(self, plan_id: int) -> None:
         """Draft the plan that undoes ``plan_id`` and open it for review; nothing is written yet."""
-        self.message.setText(f"Drafting the revert of plan {plan_id}…")
+        self.message.say(f"Drafting the revert of plan {plan_id}…")
         propose(self.session, self, f"Revert plan {plan_id}", lambda m: m.revert_plan(plan_id, dry_run=True),
-                self._review_opened, on_error=lambda msg: self.message.setText(f"⚠ revert plan {plan_id}: {msg}"))
+                self._review_opened, on_error=lambda msg: self.message.say(f"⚠ revert plan {plan_id}: {msg}", "error"))
 
     def _review_opened(self, review: PlanReview) -> None:
-        self.message.setText("")
+        self.message.say("")
         review.finished.connect(lambda _result: self.refresh())  # applied or discarded, the list shows it
         self.review_opened.emit(review)
 
@@ -375,20 +415,20 @@ class PlansPane(QWidget):
                       with_progress=True)
 
     def _run(self, title: str, work: Callable[..., Plan | None], with_progress: bool = False) -> None:
-        self.message.setText(f"{title}: planning…")
+        self.message.say(f"{title}: planning…")
 
         def done(plan: Plan | None) -> None:
             if plan is None or plan.id is None:
                 note = plan.note if plan is not None and plan.note else "nothing to do"
-                self.message.setText(f"{title}: {note}.")
+                self.message.say(f"{title}: {note}.")
                 return
             self.status_filter.blockSignals(True)
             self.status_filter.setCurrentText("all")
             self.status_filter.blockSignals(False)
-            self._say(f"{title}: plan {plan.id} drafted; review it and apply what you approve.")
+            self._say(f"{title}: plan {plan.id} drafted; review it and apply what you approve.", "success")
             self.refresh(plan.id)
 
         # A dry run writes only its draft plan, so no other pane needs to refresh.
         self.session.call(work, done, label=f"{title} (dry run)", with_progress=with_progress,
-                          on_error=lambda msg: self.message.setText(f"⚠ {title}: {msg}"))
+                          on_error=lambda msg: self.message.say(f"⚠ {title}: {msg}", "error"))
 

@@ -45,6 +45,7 @@ class SearchPane(QWidget):
         self._quiet = False
         self._order: tuple[str, bool] = ("id", True)  # a listing's order: Memory.browse's order_by, descending
         self._unshown: int | None = None  # a selected listing row whose page has not arrived yet
+        self._select_first = False  # the next results open their first row (the graph asked for them)
         self.model = ResultsModel(self)
         self.table = QTableView()
         self.table.setModel(self.model)
@@ -98,6 +99,7 @@ class SearchPane(QWidget):
         """Another file: its listing starts newest first, whatever order the last file was sorted in."""
         self._order = ("id", True)
         self._unshown = None
+        self.filters.set_entity(None, quiet=True)  # an entity of the last file
         self.table.horizontalHeader().blockSignals(True)
         self.table.horizontalHeader().setSortIndicator(-1, Qt.SortOrder.AscendingOrder)
         self.table.horizontalHeader().blockSignals(False)
@@ -107,9 +109,15 @@ class SearchPane(QWidget):
     def _store_changed(self, record: ChangeRecord | None) -> None:
         if record is not None and not record.facts:
             return  # a link, a profile edit, a plan decision: no row of this table changed
-        hit = self.selected_hit()
-        self._keep = (hit.fact.id if hit else None, self.table.verticalScrollBar().value())
+        # Kept by fact id, read from the row itself: a row whose page is still on its way has no hit yet,
+        # and a refresh already on its way keeps the fact it was asked to keep.
+        fact_id = self._keep[0] if self._keep is not None else self._selected_id()
+        self._keep = (fact_id, self.table.verticalScrollBar().value())
         self.run_search()
+
+    def _selected_id(self) -> int | None:
+        rows = self.table.selectionModel().selectedRows()
+        return self.model.data(rows[0], Qt.ItemDataRole.UserRole) if rows else None
 
     def selected_hit(self) -> Hit | None:
         rows = self.table.selectionModel().selectedRows()
@@ -129,6 +137,15 @@ class SearchPane(QWidget):
             self.focus_query()
             return True
         return False
+
+    def show_entity_facts(self, key: str, name: str) -> None:
+        """The facts mentioning an entity (the graph's "Show its facts"), the first one selected."""
+        self.query.blockSignals(True)
+        self.query.clear()
+        self.query.blockSignals(False)
+        self.filters.set_entity((key, name), quiet=True)
+        self._select_first = True
+        self.run_search()
 
     def focus_query(self) -> None:
         self.query.setFocus(Qt.FocusReason.ShortcutFocusReason)
@@ -177,6 +194,8 @@ class SearchPane(QWidget):
         def done(hits: list[Hit]) -> None:
             if self.model.add_page(hits, ids):
                 self.columns.refit()  # measured on placeholders until now
+            else:
+                self.columns.grow()  # rows further on may hold longer values (a kind, an age in years)
         # No lane: every page on screen is wanted; the model cancels those the view has left (_scrolled)
         # and drops a page of an older listing.
         progress = self.session.call(lambda m: m.describe(ids), done, label="Loading rows", priority=INTERACTIVE)
@@ -239,6 +258,10 @@ class SearchPane(QWidget):
     def _after_results(self) -> None:
         if self._keep is not None:
             self._restore_place()
+        if self._select_first and self.model.rowCount():
+            self.table.selectRow(0)
+            self.table.scrollToTop()
+        self._select_first = False
         if self.model.rowCount() and not self.table.selectionModel().hasSelection():
             self.explanation.setText("Select a row to see why it ranked there.")
         self.searched.emit(self.model.rowCount())
@@ -252,6 +275,8 @@ class SearchPane(QWidget):
             self._quiet = True
             self.table.selectRow(row)
             self._quiet = False
+        elif fact_id is not None:  # the inspector still shows it: say why no row is highlighted
+            self.status.setText(f"{self.status.text()} — fact {fact_id} (in the inspector) is no longer listed")
         self.table.verticalScrollBar().setValue(scroll)
 
     def _show_error(self, message: str) -> None:
@@ -288,7 +313,8 @@ class SearchPane(QWidget):
 def _order_text(order_by: str, descending: bool) -> str:
     if order_by == "id":
         return "newest first" if descending else "oldest first"
-    names = {"created_at": "time written", "confidence": "stored confidence"}
+    names = {"created_at": "time written", "confidence": "stored confidence",
+             "effective_confidence": "effective confidence"}
     return f"by {names.get(order_by, order_by)}, {'descending' if descending else 'ascending'}"
 
 

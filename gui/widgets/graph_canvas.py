@@ -17,6 +17,7 @@ import math
 import time
 import zlib
 from collections import Counter
+from typing import Callable
 
 import numpy as np
 import pyqtgraph as pg
@@ -68,6 +69,7 @@ class LabelLayer(pg.GraphicsObject):
         self._labels: list[tuple[float, float, str, bool]] = []
         self._bounds = QRectF()
         self.painted: list[tuple[str, QRectF]] = []  # what the last paint drew, and where (device pixels)
+        self.covered: Callable[[], list[QRectF]] = lambda: []  # device pixels no label may go (the legend)
         self.setZValue(15)
 
     def set_labels(self, labels: list[tuple[float, float, str, bool]]) -> None:
@@ -95,10 +97,12 @@ class LabelLayer(pg.GraphicsObject):
         painter.resetTransform()
         metrics = painter.fontMetrics()
         self.painted = []
+        covered = self.covered()
         for x, y, text, bold in self._labels:
             at = transform.map(QPointF(x, y))
             box = next((b for b in _label_places(at, metrics.horizontalAdvance(text), metrics.height())
-                        if not any(b.intersects(other) for _t, other in self.painted)), None)
+                        if not any(b.intersects(other) for _t, other in self.painted)
+                        and not any(b.intersects(other) for other in covered)), None)
             if box is None:
                 continue
             self.painted.append((text, box))
@@ -180,6 +184,8 @@ class GraphCanvas(pg.PlotWidget):
         self.legend = item.addLegend(offset=(10, 10), labelTextColor="#33475b", brush=pg.mkBrush(255, 255, 255, 220))
         for kind, (colour, symbol) in TYPE_STYLE.items():
             self.legend.addItem(pg.ScatterPlotItem(symbol=symbol, brush=pg.mkBrush(colour), pen=None, size=10), kind)
+        # A label under the legend cannot be read: it goes beside its node, or waits for a zoom.
+        self.labels.covered = lambda: [QRectF(self.mapFromScene(self.legend.sceneBoundingRect()).boundingRect())]
         self.scene().sigMouseClicked.connect(self._scene_clicked)
         item.getViewBox().sigRangeChanged.connect(lambda *_: self._relabel.start())
 

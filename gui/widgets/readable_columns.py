@@ -17,15 +17,21 @@ from PySide6.QtWidgets import QHeaderView, QTableView
 MIN_TEXT_SHARE = 0.4  # of the viewport's width
 MIN_TEXT_PX = 200
 MAX_OTHER_PX = 240
+MAX_SECOND_PX = 480  # a second text column (a plan's reasons) up to this wide, as the window allows
+MIN_SECOND_PX = 160
 
 
 class ReadableColumns(QObject):
     """Installed on a table; refits on every resize of its viewport and after the model's rows change."""
 
     def __init__(self, table: QTableView, text_column: int, drop_order: list[int],
-                 fixed: dict[int, int] | None = None) -> None:
+                 fixed: dict[int, int] | None = None, second_text: int | None = None) -> None:
+        """``second_text``: another column a person reads (a plan's reasons). It is never hidden: it gets
+        its contents' width up to ``MAX_SECOND_PX`` before less important columns, and gives way (down
+        to ``MIN_SECOND_PX``) only to the text's share."""
         super().__init__(table)
         self.table, self.text_column, self.drop_order = table, text_column, list(drop_order)
+        self.second_text = second_text
         self.fixed = dict(fixed or {})  # columns with a known width (a checkbox), never measured
         self.hidden_for_width: list[int] = []
         self.widths: dict[int, int] = {}  # a hidden section reports width 0, so remember what it needs
@@ -41,12 +47,17 @@ class ReadableColumns(QObject):
         model = table.model()
         for signal in (model.modelReset, model.layoutChanged, model.rowsInserted):
             signal.connect(self._measure.start)
+        # Rows that come into view (a scroll, a taller window) may hold longer values than those measured.
+        self._grow = QTimer(self, singleShot=True, interval=60)
+        self._grow.timeout.connect(self.grow)
+        table.verticalScrollBar().valueChanged.connect(lambda _v: self._grow.start())
         table.viewport().installEventFilter(self)
         self.refit()
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
         if event.type() == QEvent.Type.Resize:
             self.fit()
+            self._grow.start()
         return False
 
     def refit(self) -> None:
@@ -61,9 +72,27 @@ class ReadableColumns(QObject):
             else:
                 title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
                 wanted = max(metrics.horizontalAdvance(title) + 20, self.table.sizeHintForColumn(column))
-                self.widths[column] = min(wanted, MAX_OTHER_PX)
+                self.widths[column] = min(wanted, MAX_SECOND_PX if column == self.second_text else MAX_OTHER_PX)
             self.table.setColumnWidth(column, self.widths[column])
         self.fit()
+
+    def grow(self) -> None:
+        """Rows arrived (a listing's page): widen a column whose new cells need more room, never narrow
+        one. A listing measured on its first page kept "explicit" widths for "user_preference" rows."""
+        header = self.table.horizontalHeader()
+        grew = False
+        for column, width in list(self.widths.items()):
+            if column in self.fixed or self.table.isColumnHidden(column):
+                continue
+            title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
+            wanted = max(header.fontMetrics().horizontalAdvance(title) + 20, self.table.sizeHintForColumn(column))
+            wanted = min(wanted, MAX_SECOND_PX if column == self.second_text else MAX_OTHER_PX)
+            if wanted > self.table.columnWidth(column):
+                self.widths[column] = wanted
+                self.table.setColumnWidth(column, wanted)
+                grew = True
+        if grew:
+            self.fit()
 
     def fit(self) -> None:
         """Show every column that leaves the text its share; hide the rest, least important first."""
@@ -71,7 +100,7 @@ class ReadableColumns(QObject):
         wanted_text = max(MIN_TEXT_PX, int(available * MIN_TEXT_SHARE))
         others = [c for c in range(self.table.model().columnCount()) if c != self.text_column]
         for column in others:  # a column the person dragged wider or narrower keeps that width
-            if not self.table.isColumnHidden(column):
+            if not self.table.isColumnHidden(column) and column != self.second_text:
                 self.widths[column] = self.table.columnWidth(column)
         shown = set(others)
         used = sum(self.widths.get(c, 0) for c in others)
@@ -83,3 +112,7 @@ class ReadableColumns(QObject):
         for column in others:
             self.table.setColumnHidden(column, column not in shown)
         self.hidden_for_width = [c for c in self.drop_order if c not in shown]
+        if self.second_text is not None:  # what is left after the text's share, within its bounds
+            full = self.widths.get(self.second_text, MIN_SECOND_PX)
+            room = available - (used - full) - wanted_text
+            self.table.setColumnWidth(self.second_text, max(MIN_SECOND_PX, min(full, room)))

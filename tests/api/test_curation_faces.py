@@ -66,6 +66,8 @@ def test_an_agent_curates_over_http(server: str, seeded, db_path: Path, embedder
     undo = httpx.post(f"{server}/plans/{resolved.json()['plan_id']}/revert", json={"dry_run": True}).json()
     applied = httpx.post(f"{server}/plans/{undo['plan_id']}/apply").json()
     assert applied["status"] == "applied" and httpx.get(server + "/contradictions").json()["contradictions"]
+    undone = httpx.get(f"{server}/plans/{resolved.json()['plan_id']}").json()
+    assert undone["reverted_by"] == undo["plan_id"] and applied["reverted_by"] is None
     archived = httpx.post(f"{server}/facts/{new}/archive", json={"reason": "moved on"}).json()
     assert archived["changes"]["facts_status_changed"] == [new]
 

@@ -94,6 +94,15 @@ def test_plan_revert_through_the_cli(run: Run, pair, db_path: Path) -> None:
     draft = json.loads(out)
     assert code == 0 and draft["kind"] == "revert" and draft["items"][0]["outcome"] == "reactivate"
     assert run("plan", "apply", str(draft["plan_id"]))[0] == 0
+    code, out, _ = run("plan", "show", str(archived))  # the undone plan says so, on every face
+    assert code == 0 and f"reverted by plan {draft['plan_id']}" in out.splitlines()[0]
+    code, out, _ = run("plan", "list")
+    assert f"(reverted by plan {draft['plan_id']})" in next(line for line in out.splitlines()
+                                                            if line.split()[0] == str(archived))
+    shown = json.loads(run("plan", "show", str(archived), "--json")[1])
+    listed = {p["plan_id"]: p for p in json.loads(run("plan", "list", "--json")[1])}
+    assert shown["reverted_by"] == listed[archived]["reverted_by"] == draft["plan_id"]
+    assert listed[draft["plan_id"]]["reverted_by"] is None
     code, _, err = run("plan", "revert", str(archived))
     assert code == 1 and "already reverted" in err and err.count("\n") == 1
     code, _, err = run("plan", "revert", str(draft["plan_id"] + 100))

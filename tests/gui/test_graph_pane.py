@@ -231,9 +231,64 @@ def test_a_node_menu_expands_hides_starts_paths_and_opens_facts(qtbot, window, d
     pane.steps.setText("<located_in <works_at")
     _right_click_menu(qtbot, pane, "location:kazan", "Path from here")
     qtbot.waitUntil(lambda: pane.answer.text().startswith("5 answers"), timeout=WAIT_MS)
-    with qtbot.waitSignal(pane.fact_selected, timeout=WAIT_MS) as opened:
+    # "Show its facts": the search pane lists that entity's facts only (it listed every fact), the first
+    # one in the inspector.
+    search = window.search
+    with qtbot.waitSignal(search.searched, timeout=WAIT_MS):
         _right_click_menu(qtbot, pane, "location:kazan", "Show its facts")
-    assert opened.args[0] == pane.facts.item(0).data(Qt.ItemDataRole.UserRole)
+    assert window.tabs.currentIndex() == 0 and search.filters.entity_chip.isVisible()
+    assert "Kazan" in search.filters.entity_chip.text()
+    qtbot.waitUntil(lambda: pane.facts.count() > 0 and pane.facts.item(0).data(Qt.ItemDataRole.UserRole) is not None,
+                    timeout=WAIT_MS)
+    mentioning = {pane.facts.item(r).data(Qt.ItemDataRole.UserRole) for r in range(pane.facts.count())
+                  if "[active]" in pane.facts.item(r).text()}
+    listed = {search.model.data(search.model.index(r, 0), Qt.ItemDataRole.UserRole)
+              for r in range(search.model.rowCount())}
+    assert listed == mentioning and len(listed) < window.session.stats["facts"]
+    first = search.model.data(search.model.index(0, 0), Qt.ItemDataRole.UserRole)
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == first,
+                    timeout=WAIT_MS)
+    with qtbot.waitSignal(search.searched, timeout=WAIT_MS):
+        search.filters.entity_chip.click()  # the chip clears the filter: every fact again
+    assert search.model.rowCount() == window.session.stats["by_status"]["active"]
+
+
+def test_the_path_answer_stays_lit_after_expanding_a_node(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    _find(qtbot, pane, "Kazan", hops=1)
+    qtbot.keyClicks(pane.steps, "<located_in <works_at")
+    pane.run.click()
+    qtbot.waitUntil(lambda: bool(pane.canvas.highlighted), timeout=WAIT_MS)
+    lit, edges = set(pane.canvas.highlighted), {(r.src.key, r.type, r.dst.key) for r in
+                                                (pane.canvas.relations[i] for i in pane.canvas.highlighted_edges)}
+    before = set(pane.visible)
+    with qtbot.waitSignal(pane.laid_out, timeout=WAIT_MS):
+        _click_at(qtbot, pane, *pane.canvas.position_of("company:northwind robotics"), double=True)
+    assert before < pane.visible and pane.answer.text().startswith("5 answers")
+    assert pane.canvas.highlighted == lit  # "5 answers" is still said, so it is still shown
+    assert {(r.src.key, r.type, r.dst.key) for r in (pane.canvas.relations[i]
+                                                      for i in pane.canvas.highlighted_edges)} == edges
+    assert "path answer" in _legend_colours(pane.canvas)
+
+
+def test_no_node_label_is_drawn_under_the_legend(qtbot, window, demo_copy) -> None:
+    pane = _graph(qtbot, window, demo_copy)
+    canvas = pane.canvas
+    legend = canvas.labels.covered()[0]
+    assert legend.width() > 50 and legend.height() > 100
+    # Pan the graph left, under the legend (a person dragging the view): nodes now sit where it is drawn.
+    box = canvas.getPlotItem().getViewBox()
+    (x0, x1), (y0, y1) = box.viewRange()
+    shift = (x1 - x0) * 0.4
+    box.setRange(xRange=(x0 + shift, x1 + shift), yRange=(y0, y1), padding=0)
+    qtbot.waitUntil(lambda: not canvas._relabel.isActive(), timeout=WAIT_MS)
+    canvas.grab()  # paint now
+    nodes_under = [e.name for e in canvas.entities if legend.contains(canvas.mapFromScene(
+        box.mapViewToScene(QPointF(*canvas.position_of(e.key)))))]
+    assert nodes_under  # the case in question
+    assert canvas.labels.painted
+    under = [text for text, at in canvas.labels.painted if at.intersects(legend)]
+    assert not under, under
 
 
 def test_labels_do_not_overlap_at_the_default_zoom(qtbot, window, demo_copy) -> None:
@@ -259,3 +314,23 @@ def test_opening_another_file_forgets_the_last_answer(qtbot, window, demo_copy, 
     assert pane.answer.text() == "" and pane.find.text() == "" and pane.steps.text() == ""
     assert pane.canvas.selected is None and not pane.canvas.highlighted and pane.facts.count() == 0
     assert "Kazan" not in pane.side_title.text()
+
+
+@pytest.mark.parametrize("size", [(1024, 700), (1600, 1000)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_side_list_shows_whole_facts(qtbot, window, demo_copy, size) -> None:
+    """Issue 27: the graph's side list cut every fact at its right edge."""
+    window.resize(*size)
+    pane = _graph(qtbot, window, demo_copy)
+    pane.select_entity("company:northwind robotics")
+    qtbot.waitUntil(lambda: pane.facts.count() > 3 and pane.facts.item(0).data(Qt.ItemDataRole.UserRole) is not None,
+                    timeout=WAIT_MS)
+    qtbot.wait(50)  # the list lays its wrapped items out on the next turn of the event loop
+    view = pane.facts
+    room = view.viewport().width()
+    metrics = view.fontMetrics()
+    for row in range(min(view.count(), 6)):
+        item = view.item(row)
+        rect = view.visualItemRect(item)
+        assert rect.right() <= view.viewport().rect().right() + 1  # nothing past the right edge
+        lines = -(-metrics.horizontalAdvance(item.text()) // room)  # at least this many lines, wrapped
+        assert rect.height() >= lines * metrics.lineSpacing() - 2, (item.text(), rect, room)

@@ -61,3 +61,40 @@ def test_a_long_import_reviews_the_first_chunk_then_cancel_stops_between_chunks_
         assert not memory.verify().problems
     db = sqlite3.connect(demo_copy)
     assert db.execute("SELECT count(*) FROM import_chunks").fetchone()[0] == LINES // CHUNK + 1  # + the demo's
+
+
+def test_a_chunked_import_moves_the_counts_and_listing_and_cancel_says_so_and_stops_at_the_next_chunk(
+        qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    before, listed = window.session.stats["facts"], window.search.model.rowCount()
+    big = tmp_path / "long.jsonl"
+    lines = 16 * CHUNK
+    big.write_text("".join(json.dumps({"text": fact(n)}) + "\n" for n in range(lines)), encoding="utf-8")
+    window.files.chunk_items = CHUNK
+    window.files.import_file(big)
+    qtbot.waitUntil(lambda: window.files.last_review is not None, timeout=WAIT_MS)
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        window.files.last_review.apply_button.click()
+    qtbot.waitUntil(lambda: window.files.last_prompt is not None
+                    and "Import the rest" in window.files.last_prompt.windowTitle(), timeout=WAIT_MS)
+    seen: list[tuple[int, str, bool]] = []  # (rows listed, the status bar's count, import still running)
+    window.search.searched.connect(lambda rows: seen.append((rows, window.counts_label.text(),
+                                                             window.files.last_import is None)))
+    window.files.last_prompt.accept()  # "Yes": import the rest
+    # The listing and the count follow the chunks as they land, not only at the end.
+    qtbot.waitUntil(lambda: any(rows >= listed + 3 * CHUNK and running for rows, _c, running in seen),
+                    timeout=WAIT_MS)
+    counts = [int(text.split()[0].replace(",", "")) for _r, text, running in seen if running]
+    assert len(set(counts)) >= 2 and max(counts) > before + CHUNK, seen
+    at_click = window.session.stats["facts"]
+    window.cancel.click()
+    assert window.busy_label.text() == "Cancelling…" and not window.cancel.isEnabled()  # said at once
+    qtbot.waitUntil(lambda: window.files.last_import is not None, timeout=WAIT_MS)
+    assert window.files.last_message.windowTitle() == "Import stopped"
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: window.cancel.isEnabled() and window.busy_label.text() == "", timeout=WAIT_MS)
+    written = window.session.stats["facts"]
+    assert written <= at_click + CHUNK and written < before + lines  # the chunk under way, then no more
+    run = window.files.last_import
+    assert run.cancelled and "run the same import again to resume" in run.summary()

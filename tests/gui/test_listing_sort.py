@@ -13,6 +13,7 @@ from PySide6.QtCore import QPoint, Qt
 
 from engine import Memory, Settings
 from tests.gui.conftest import WAIT_MS, open_file, settle
+from tests.gui.test_readable_columns import _shown_text, styled  # noqa: F401 (a fixture)
 from tests.gui.test_search_pane import _cells, _column, visible_rows_loaded
 
 FACTS = 3000
@@ -118,8 +119,9 @@ def test_a_column_that_needs_a_query_keeps_the_listing_order_and_says_so(qtbot, 
     settle(qtbot, window)
     assert "keeps its order" in window.search.status.text()
     assert _shown_id(window, 0) == FACTS and model.rowCount() == FACTS
-    assert "stored confidence" in model.headerData(_column(window, "conf"), Qt.Orientation.Horizontal,
-                                                   Qt.ItemDataRole.ToolTipRole)
+    # "conf" sorts a listing by the effective confidence it shows (issue 27), so it needs no note.
+    assert "stored confidence" not in model.headerData(_column(window, "conf"), Qt.Orientation.Horizontal,
+                                                       Qt.ItemDataRole.ToolTipRole)
 
 
 def test_the_chosen_order_survives_writes_and_a_new_file_starts_newest_first(qtbot, big, tmp_path: Path) -> None:
@@ -149,3 +151,62 @@ def test_the_chosen_order_survives_writes_and_a_new_file_starts_newest_first(qtb
     qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
     assert _shown_id(window, 0) == 5 and "newest first" in window.search.status.text()
     assert header.sortIndicatorSection() in (-1, header.count())  # no column claims an order
+
+
+@pytest.fixture(scope="module")
+def mixed_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Old preferences first, then recent explicit facts: the newest-first listing's first pages
+    hold short kinds and ages, its last pages long ones."""
+    import time as clock
+
+    from engine import format_time
+
+    path = tmp_path_factory.mktemp("mixed") / "mixed.sqlite"
+    old = clock.time() - 500 * 86400
+    with Memory(path, Settings(), actor="test", embedder=HashEmbedder()) as memory:
+        memory.absorb([{"text": f"Preference {n}: shelf {n % 41} is labelled in {('red', 'blue')[n % 2]}",
+                        "kind": "user_preference", "scope": "user",
+                        "created_at": format_time(old + n)} for n in range(300)])
+        memory.absorb([f"Crate {n} in aisle {n % 37} holds {('bolts', 'nails', 'gears')[n % 3]}" for n in range(300)])
+    return path
+
+
+def test_columns_widen_for_longer_values_further_down_a_listing(qtbot, styled, window, mixed_file: Path,
+                                                               tmp_path: Path) -> None:
+    """Issue 27: on a big store "kind" and "age" were cut off: measured on the first page only."""
+    copy = tmp_path / "mixed.sqlite"
+    copy.write_bytes(mixed_file.read_bytes())
+    window.resize(1600, 1000)
+    window.search.model.page_size = PAGE
+    open_file(qtbot, window, copy)
+    settle(qtbot, window)
+    qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+    table, model = window.search.table, window.search.model
+    kind, age = _column(window, "kind"), _column(window, "age")
+    assert model.index(0, kind).data() == "explicit"
+    last = _press_ctrl_end(qtbot, window)
+    qtbot.waitUntil(lambda: model.index(last, kind).data() == "user_preference", timeout=WAIT_MS)
+    qtbot.waitUntil(lambda: not table.isColumnHidden(kind) and _shown_text(table, last, kind) == "user_preference",
+                    timeout=WAIT_MS)  # not "user_pr…ence"
+    assert model.index(last, age).data().endswith(" y")
+    assert table.isColumnHidden(age) or _shown_text(table, last, age) == model.index(last, age).data()
+
+
+
+
+def test_columns_widen_when_a_taller_window_shows_more_rows(qtbot, styled, window, mixed_file: Path,
+                                                            tmp_path: Path) -> None:
+    """Seen in the real-window walk: measured in a short window, "kind" stayed cut ("ep…ic") once the
+    window grew and showed rows further down."""
+    copy = tmp_path / "mixed.sqlite"
+    copy.write_bytes(mixed_file.read_bytes())
+    window.resize(1600, 300)
+    window.search.model.page_size = 400  # every row comes with the ids: only the resize can widen
+    open_file(qtbot, window, copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    kind = _column(window, "kind")
+    row = next(r for r in range(model.rowCount()) if model.index(r, kind).data() == "user_preference")
+    window.resize(1600, 1000)
+    table.scrollTo(model.index(row, 0))
+    qtbot.waitUntil(lambda: _shown_text(table, row, kind) == "user_preference", timeout=WAIT_MS)

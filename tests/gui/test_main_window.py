@@ -246,3 +246,25 @@ def test_import_dialog_takes_other_tools_formats(qtbot, window, demo_copy, tmp_p
     assert [it.outcome for it in items].count("rejected") == 1 and len(items) == 2
     kept = next(it for it in items if it.outcome != "rejected")
     assert kept.incoming["source"] == "mem0:m-1" and kept.incoming["scope"] == "user"
+
+
+def test_the_welcome_pages_recent_files_are_file_open_recents(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    """Issue 27: the welcome page listed the files of when the window opened, not File → Open Recent's."""
+    open_file(qtbot, window, demo_copy)
+    empty = tmp_path / "empty.sqlite"
+    open_file(qtbot, window, empty, create=True)  # an empty file shows the welcome page again
+    assert window.stack.currentIndex() == WELCOME
+    window.recent_menu.aboutToShow.emit()  # what opening File → Open Recent fills the menu with
+    in_menu = [a.text() for a in window.recent_menu.actions()]
+    on_welcome = [window.welcome.recent.item(r).text() for r in range(window.welcome.recent.count())]
+    assert on_welcome == in_menu == [str(empty), str(demo_copy)]
+    demo_copy.unlink()  # a file that went away leaves both the next time the welcome page shows
+    window.session.close()
+    qtbot.waitUntil(lambda: window.stack.currentIndex() == WELCOME, timeout=WAIT_MS)
+    window.recent_menu.aboutToShow.emit()
+    assert [window.welcome.recent.item(r).text() for r in range(window.welcome.recent.count())] == [
+        a.text() for a in window.recent_menu.actions()] == [str(empty)]
+    item = window.welcome.recent.item(0)
+    with qtbot.waitSignal(window.session.opened, timeout=WAIT_MS):
+        window.welcome.recent.itemActivated.emit(item)
+    assert window.session.path == empty

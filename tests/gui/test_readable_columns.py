@@ -117,3 +117,73 @@ def test_plan_items_show_their_text_column(qtbot, styled, window, demo_copy, siz
     header = table.horizontalHeader()
     title = pane.items.headerData(PLAN_TEXT_COLUMN, Qt.Orientation.Horizontal)
     assert header.fontMetrics().horizontalAdvance(title) < header.sectionSize(PLAN_TEXT_COLUMN)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_revert_review_opens_tall_enough_and_its_rows_follow_a_resize(
+        qtbot, styled, window, demo_copy, size) -> None:
+    """Issue 27: the revert review opened 1.5 rows high, and rows made tall in a narrow dialog stayed tall."""
+    import os
+
+    from gui.dialogs.plan_review import MAX_ROW_LINES
+
+    _resize(qtbot, window, *size)
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    pane = window.plans
+    window.show_pane(window.pane_names.index("plans"))
+    with qtbot.waitSignal(pane.review_opened, timeout=WAIT_MS) as opened:
+        pane.revert(1)  # the demo's import: one undo item per fact it wrote
+    review = opened.args[0]
+    qtbot.waitUntil(review.isVisible, timeout=WAIT_MS)
+    table = review.table
+    shots = os.environ.get("MEMLENS_SHOTS")
+    if shots:
+        review.grab().save(f"{shots}/revert-review-{size[0]}x{size[1]}.png")
+    rows_seen = table.viewport().height() / table.rowHeight(0)
+    assert table.rowCount() > 20 and rows_seen >= 5, rows_seen  # it showed 0.9 rows
+    row = min(range(table.rowCount()), key=lambda r: len(table.item(r, 2).text()))  # the shortest fact
+    most = MAX_ROW_LINES * table.fontMetrics().lineSpacing() + 8
+    review.resize(1200, review.height())
+    qtbot.waitUntil(lambda: not review.row_fit.isActive() and table.rowHeight(row) < most, timeout=WAIT_MS)
+    wide = table.rowHeight(row)
+    review.resize(420, review.height())
+    qtbot.waitUntil(lambda: table.rowHeight(row) > wide, timeout=WAIT_MS)  # narrow: the text wraps to more lines
+    review.resize(1200, review.height())
+    qtbot.waitUntil(lambda: table.rowHeight(row) <= wide, timeout=WAIT_MS)  # wide again: the row shrinks back
+    review.reject()
+    settle(qtbot, window)
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_the_plans_list_and_the_reasons_are_readable(qtbot, styled, window, demo_copy, size) -> None:
+    """Issue 27: the Plans list's items column and the plan reasons column were cut off."""
+    from PySide6.QtCore import QRect
+
+    from gui.models.plan_items import REASON_COLUMN
+
+    _resize(qtbot, window, *size)
+    open_file(qtbot, window, demo_copy)
+    pane = window.plans
+    window.show_pane(window.pane_names.index("plans"))
+    pane.pass_buttons["gc"].click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "gc" and pane.list.rowCount() == 2,
+                    timeout=WAIT_MS)
+    settle(qtbot, window)
+    listing = pane.list
+    qtbot.waitUntil(lambda: not pane._list_rows_fit.isActive(), timeout=WAIT_MS)
+    metrics = listing.fontMetrics()
+    assert listing.horizontalScrollBar().maximum() == 0  # nothing to the right of what is shown
+    for row in range(listing.rowCount()):
+        for column in range(listing.columnCount()):
+            text = listing.item(row, column).text()
+            room = listing.columnWidth(column) - 8
+            needed = metrics.boundingRect(QRect(0, 0, room, 10_000), Qt.TextFlag.TextWordWrap, text)
+            assert needed.width() <= room and needed.height() <= listing.rowHeight(row), (text, room)
+    assert "supersede" in listing.item(1, 4).text()  # the absorb's last outcome, which was cut off
+    table = pane.table
+    reason = pane.items.index(4, REASON_COLUMN).data()  # "run fact of session …, untouched for N days"
+    if size[0] >= 1600:
+        assert _shown_text(table, 4, REASON_COLUMN) == reason  # wide enough: the whole reason
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(pane.items.index(4, 2)).center())
+    assert reason in pane.why.text()  # and in full under the table for the chosen item, at any size

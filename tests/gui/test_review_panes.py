@@ -176,6 +176,12 @@ def test_a_partly_applied_plan_says_which_items_went_in_and_can_be_reverted(qtbo
         review.apply_button.click()
     settle(qtbot, window)
     assert _statuses(demo_copy, [41]) == {41: "active"}
+    undone_by = review.plan.id
+    qtbot.waitUntil(lambda: listed_status() == f"reverted by plan {undone_by}", timeout=WAIT_MS)  # not "partly applied"
+    pane.list.selectRow(next(r for r in range(pane.list.rowCount()) if pane.list.item(r, 0).text() == str(plan_id)))
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.id == plan_id
+                    and f"reverted by plan {undone_by}" in pane.heading.text(), timeout=WAIT_MS)
+    assert not pane.revert_button.isEnabled() and str(undone_by) in pane.revert_button.toolTip()
 
 
 def test_a_review_applies_only_the_ticked_items(qtbot, window, demo_copy) -> None:
@@ -191,6 +197,7 @@ def test_a_review_applies_only_the_ticked_items(qtbot, window, demo_copy) -> Non
     assert review.ticked == [1] and review.apply_button.text() == "Apply 1 of 2"
     with qtbot.waitSignal(review.applied, timeout=WAIT_MS) as applied:
         review.apply_button.click()
+        assert review.error.text() == "Applying…" and review.error.kind == "info"  # news, not red like an error
     assert applied.args[0].applied_indexes == [1] and applied.args[0].partly_applied
     assert _statuses(demo_copy, [41]) == {41: "active"}
 

@@ -207,3 +207,30 @@ def test_the_import_dialog_starts_at_what_to_import(qtbot, window, demo_copy) ->
     qtbot.keyClicks(dialog.path, "notes.jsonl")
     assert dialog.path.text() == "notes.jsonl"
     dialog.reject()
+
+
+def test_sorting_the_listing_by_conf_follows_the_confidence_the_column_shows(qtbot, window, demo_copy) -> None:
+    """Issue 27: "conf" shows the effective (decayed) confidence but sorted the stored one."""
+    from PySide6.QtCore import QPoint
+
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    header, conf = table.horizontalHeader(), _column(window, "conf")
+    for order in (Qt.SortOrder.DescendingOrder, Qt.SortOrder.AscendingOrder):
+        for _ in range(2):  # a click toggles; click until the indicator says the order wanted
+            if header.sortIndicatorSection() == conf and header.sortIndicatorOrder() == order:
+                break
+            with qtbot.waitSignal(window.search.searched, timeout=WAIT_MS):
+                qtbot.mouseClick(header.viewport(), Qt.MouseButton.LeftButton,
+                                 pos=QPoint(header.sectionViewportPosition(conf) + 5, 5))
+        assert header.sortIndicatorSection() == conf and header.sortIndicatorOrder() == order
+        table.scrollToTop()
+        qtbot.waitUntil(lambda: visible_rows_loaded(window), timeout=WAIT_MS)
+        hits = [model.hit(row) for row in range(min(model.rowCount(), 60))]
+        qtbot.waitUntil(lambda: all(model.hit(r) is not None for r in range(len(hits))), timeout=WAIT_MS)
+        hits = [model.hit(row) for row in range(len(hits))]
+        shown = [float(model.index(row, conf).data()) for row in range(len(hits))]
+        assert shown == sorted(shown, reverse=order == Qt.SortOrder.DescendingOrder), shown
+        stored = [h.fact.confidence for h in hits]
+        assert stored != sorted(stored, reverse=order == Qt.SortOrder.DescendingOrder)  # the two orders differ here

@@ -13,6 +13,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+from PySide6.QtCore import Qt
 from shiboken6 import isValid
 
 from engine import Memory, Settings
@@ -106,3 +107,77 @@ def test_writes_from_another_process_appear_within_the_poll(qtbot, window, demo_
     qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == new_fact,
                     timeout=WAIT_MS)
     assert not window.live_notice.isVisible()
+
+
+def test_a_live_refresh_keeps_the_highlighted_row_on_the_fact_the_inspector_shows(qtbot, window, demo_copy) -> None:
+    """Issue 27: a write by another process cleared the highlighted row while the inspector kept its fact."""
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton,
+                     pos=table.visualRect(model.index(4, 1)).center())
+    chosen = model.hit(4).fact.id
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == chosen,
+                    timeout=WAIT_MS)
+    before = model.total
+    script = textwrap.dedent(f"""
+        from engine import Memory, Settings
+        from engine.models.embeddings import shared_embedder
+        with Memory({str(demo_copy)!r}, Settings(), actor="mcp", embedder=shared_embedder(), create=False) as m:
+            m.absorb(["The Ferrite release train now ships every second Thursday.",
+                      "Ines moved the quarterly review to the first Monday of the month."])
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, cwd=Path(__file__).parents[2])
+    with qtbot.waitSignal(window.session.live_changes, timeout=WAIT_MS):
+        pass
+    qtbot.waitUntil(lambda: model.total == before + 2, timeout=WAIT_MS)
+    settle(qtbot, window)
+    rows = table.selectionModel().selectedRows()
+    assert rows, "the highlighted row was cleared"
+    assert model.data(rows[0], Qt.ItemDataRole.UserRole) == chosen == window.inspector.details.fact.id
+    assert table.currentIndex().row() == rows[0].row()  # the keyboard goes on from the highlighted row
+
+
+def test_refreshes_in_a_row_keep_a_highlighted_row_whose_page_is_still_loading(qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    model.page_size = 5  # the rows on screen span pages: the refreshed listing brings the top one only
+    window.session.refresh_stats()
+    settle(qtbot, window)
+    row = 12
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(model.index(row, 1)).center())
+    chosen = model.data(model.index(row, 0), Qt.ItemDataRole.UserRole)
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == chosen,
+                    timeout=WAIT_MS)
+    for _ in range(3):  # F5, F5, F5: each refresh starts before the last one's rows arrived
+        qtbot.keyClick(window, Qt.Key.Key_F5)
+    settle(qtbot, window)
+    rows = table.selectionModel().selectedRows()
+    assert rows and model.data(rows[0], Qt.ItemDataRole.UserRole) == chosen == window.inspector.details.fact.id
+
+
+def test_a_highlighted_fact_superseded_by_another_process_is_explained_not_silently_dropped(
+        qtbot, window, demo_copy) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    table, model = window.search.table, window.search.model
+    qtbot.mouseClick(table.viewport(), Qt.MouseButton.LeftButton, pos=table.visualRect(model.index(2, 1)).center())
+    chosen = model.hit(2).fact.id
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.id == chosen,
+                    timeout=WAIT_MS)
+    script = textwrap.dedent(f"""
+        from engine import Memory, Settings
+        from engine.models.embeddings import shared_embedder
+        with Memory({str(demo_copy)!r}, Settings(), actor="mcp", embedder=shared_embedder(), create=False) as m:
+            m.version_fact({chosen}, "A new version written by the agent while a person looked at the old one.")
+    """)
+    subprocess.run([sys.executable, "-c", script], check=True, timeout=120, cwd=Path(__file__).parents[2])
+    with qtbot.waitSignal(window.session.live_changes, timeout=WAIT_MS):
+        pass
+    qtbot.waitUntil(lambda: window.inspector.details is not None and window.inspector.details.fact.status
+                    == "superseded", timeout=WAIT_MS)
+    settle(qtbot, window)
+    assert window.inspector.details.fact.id == chosen
+    assert not table.selectionModel().selectedRows()  # it is not listed any more (only active facts are) ...
+    assert f"fact {chosen} (in the inspector) is no longer listed" in window.search.status.text()  # ... and says so

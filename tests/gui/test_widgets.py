@@ -21,3 +21,28 @@ def test_explanation_adds_up_to_the_score(memory: Memory) -> None:
     line = explain(hit, 1, 0.7, 0.3, weight)
     assert f"score {hit.score:.3f}" in line and f"cosine {hit.cosine:.3f}" in line
     assert abs((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness + weight * hit.context - hit.score) < 1e-6
+
+
+def test_a_plan_drafted_message_is_not_painted_like_an_error(qtbot, window, demo_copy) -> None:
+    """Issue 27: "GC: plan N drafted…" was red like a refusal. One small widget, four kinds."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication
+
+    from gui.resources import style_sheet
+    from tests.gui.conftest import open_file
+    from tests.gui.test_review_panes import _run_gc
+
+    QApplication.instance().setStyleSheet(style_sheet())  # what the app runs with
+    try:
+        open_file(qtbot, window, demo_copy)
+        pane = _run_gc(qtbot, window)
+        qtbot.waitUntil(lambda: "drafted" in pane.message.text(), timeout=20_000)
+        assert pane.message.kind == "success"
+        drafted = pane.message.palette().color(QPalette.ColorRole.WindowText)
+        pane._failed("plan 1 is applied; only a draft can be applied")  # a refusal, as the engine says it
+        assert pane.message.kind == "error" and pane.message.text().startswith("⚠")
+        refused = pane.message.palette().color(QPalette.ColorRole.WindowText)
+        assert refused.red() > 150 and refused.green() < 80  # red
+        assert drafted != refused and drafted.green() > drafted.red()  # green, not red
+    finally:
+        QApplication.instance().setStyleSheet("")

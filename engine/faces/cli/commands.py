@@ -104,7 +104,7 @@ def report_run(run: Any, as_json: bool, dry_run: bool) -> int:
             print(f"plan {c.plan_id} ({c.status}): lines {c.first_line}-{c.last_line}, {c.items} items: {counts}")
         print(run.summary())
     for line, reason in run.refused:  # reasons name the field and the rule, never the value
-        print(f"memlens: line {line} refused: {reason}", file=sys.stderr)
+        print(f"memlens: line {line} refused: {reason.removeprefix(f'line {line}: ')}", file=sys.stderr)
     if run.refused_count > len(run.refused):
         print(f"memlens: and {run.refused_count - len(run.refused)} more lines refused", file=sys.stderr)
     if run.cancelled:

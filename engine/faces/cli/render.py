@@ -47,6 +47,8 @@ def plan_text(plan: Plan, dry_run: bool) -> None:
              "applied": "applied", "refused": "refused", "discarded": "discarded"}[plan.status]
     if plan.partly_applied:
         state = f"partly applied: items {', '.join(map(str, plan.applied_indexes))}"
+    if plan.reverted_by is not None:
+        state += f", reverted by plan {plan.reverted_by}"
     print(f"plan {plan.id if plan.id is not None else '-'} ({plan.kind}, {state}): {len(plan.items)} items: {counts}")
     width = _width() - 58
     print(f"  {'#':>3}  {'outcome':<10} {'fact':>6} {'target':>7} {'sim':>5}  {'by':<10} reason / text")
@@ -161,7 +163,8 @@ def plan_list(plans: list[PlanSummary], as_json: bool) -> None:
         print("no plans")
     for p in plans:
         counts = ", ".join(f"{n} {o}" for o, n in sorted(p.counts.items()))
-        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}")
+        undone = f"  (reverted by plan {p.reverted_by})" if p.reverted_by is not None else ""
+        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}{undone}")
 
 
 def plan_or_json(plan: Plan, as_json: bool, dry_run: bool = False) -> None:

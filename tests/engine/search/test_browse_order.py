@@ -49,3 +49,38 @@ def test_browse_default_is_still_newest_first_and_filters_still_apply(memory: Me
 def test_browse_refuses_an_unknown_order(memory: Memory, listed, bad) -> None:
     with pytest.raises(InvalidInput, match="cannot order a listing"):
         memory.browse(order_by=bad)
+
+
+@pytest.mark.parametrize("descending", [False, True])
+def test_browse_by_effective_confidence_follows_the_decayed_value_a_listing_shows(
+        memory: Memory, listed, clock, descending: bool) -> None:
+    # Kinds decay at different rates: a sure episode falls below a less sure explicit fact.
+    memory.absorb([{"text": "the deploy of build 812 failed at noon", "kind": "episodic", "confidence": 0.99,
+                    "scope": "run", "session_id": "s2"},
+                   {"text": "Ines owns the release calendar", "kind": "explicit", "confidence": 0.6}])
+    clock.advance(200)
+    ids = memory.browse()
+    shown = {h.fact.id: h.effective_confidence for h in memory.describe(ids)}
+    expected = sorted(ids, key=lambda i: (shown[i], i), reverse=descending)
+    assert memory.browse(order_by="effective_confidence", descending=descending) == expected
+    assert expected != memory.browse(order_by="confidence", descending=descending)
+    floor = sorted(shown.values())[2]
+    assert memory.browse(SearchFilters(min_confidence=floor), order_by="effective_confidence",
+                         descending=descending) == [i for i in expected if shown[i] >= floor]
+
+
+def test_an_entity_filter_keeps_the_facts_that_mention_it_in_listings_and_searches(memory: Memory) -> None:
+    memory.absorb([{"text": "Ines works at Northwind in Kazan", "entities": [
+                       {"name": "Ines", "type": "person"}, {"name": "Northwind", "type": "company"}]},
+                   {"text": "Northwind opened a second office", "entities": [{"name": "Northwind", "type": "company"}]},
+                   {"text": "Ines prefers tea in the morning", "entities": [{"name": "Ines", "type": "person"}]},
+                   "An unrelated fact about the staging cluster"])
+    mentioning = {f.id for f in memory.entity_facts("company:northwind")}
+    assert len(mentioning) == 2
+    only = SearchFilters(entity="company:northwind")
+    assert set(memory.browse(only)) == mentioning
+    assert {h.fact.id for h in memory.search("office Northwind tea staging", filters=only)} <= mentioning
+    assert memory.browse(SearchFilters(entity="company:nobody")) == []
+    for bad in ("northwind", "spaceship:northwind", 3):
+        with pytest.raises(InvalidInput, match="entity filter"):
+            SearchFilters(entity=bad)
