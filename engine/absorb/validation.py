@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.absorb import secrets
 from engine.absorb.secrets import SecretFinding
-from engine.clock import SECONDS_PER_DAY, parse_time
+from engine.clock import OUT_OF_RANGE, SECONDS_PER_DAY, parse_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, SecretRejected
 from engine.safe_names import shown_name
@@ -112,7 +112,9 @@ def time_field(value: Any, name: str) -> float:
     """Epoch seconds of an ISO-8601 string; the error names the field, never the value."""
     try:
         return parse_time(value)
-    except InvalidInput:
+    except InvalidInput as err:
+        if str(err) == OUT_OF_RANGE:
+            raise InvalidInput(f"{name}: {err}") from None
         raise InvalidInput(f"{name} must be an ISO-8601 time such as 2026-11-30T12:00:00Z") from None
 
 
