@@ -21,7 +21,7 @@ from engine.clock import format_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, NotFound, SecretRejected
 from engine.store.plans import PlanItem
-from engine.store.edges import edge_rows_of, open_contradiction_rows
+from engine.store.edges import edge_rows_of, open_contradiction_rows, supersedes_cycle
 from engine.store.records import Fact, active_hash_owners, content_hash, fact_columns, load_facts
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import FIELDS, validate
@@ -194,6 +194,8 @@ class ChangePlanner:
             raise InvalidInput(f"keep_id and retire_id are the same fact ({keep})")
         self._fact(keep)
         self._fact(retire)
+        if why := supersedes_cycle(self.db, keep, retire):
+            raise InvalidInput(why)
         self._retire_once(index, retire)
         reason = check_note(change.get("reason"), "reason") or f"fact {keep} is current; {retire} superseded by hand"
         return PlanItem(index, "prefer", "user", reason, target_id=keep, target_status="active",
