@@ -234,7 +234,8 @@ class PlansPane(QWidget):
                       if plan.partly_applied else f"applied ({len(plan.applied_indexes)} items)")
         self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
-                             f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
+                             f"{decided}" + (f"\n{plan.note}" if plan.note else "")
+                             + "".join(f"\ndamaged: {problem}" for problem in plan.damaged))
 
     def _update_buttons(self) -> None:
         draft = self.plan is not None and self.plan.status == "draft" and not self.session.read_only

@@ -43,10 +43,12 @@ def _item_detail(it: Any) -> str | None:
 def plan_text(plan: Plan, dry_run: bool) -> None:
     counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
     state = {"draft": "dry run, nothing written" if dry_run else "draft",
-             "applied": "applied", "refused": "refused", "discarded": "discarded"}[plan.status]
+             "applied": "applied", "refused": "refused", "discarded": "discarded"}.get(plan.status, plan.status)
     if plan.partly_applied:
         state = f"partly applied: items {', '.join(map(str, plan.applied_indexes))}"
     print(f"plan {plan.id if plan.id is not None else '-'} ({plan.kind}, {state}): {len(plan.items)} items: {counts}")
+    for problem in plan.damaged:
+        print(f"  damaged: {problem}")
     width = _width() - 58
     print(f"  {'#':>3}  {'outcome':<10} {'fact':>6} {'target':>7} {'sim':>5}  {'by':<10} reason / text")
     for it in plan.items:
@@ -160,7 +162,8 @@ def plan_list(plans: list[PlanSummary], as_json: bool) -> None:
         print("no plans")
     for p in plans:
         counts = ", ".join(f"{n} {o}" for o, n in sorted(p.counts.items()))
-        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}")
+        damaged = f"  [damaged: {'; '.join(p.damaged)}]" if p.damaged else ""
+        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}{damaged}")
 
 
 def plan_or_json(plan: Plan, as_json: bool, dry_run: bool = False) -> None:
