@@ -30,7 +30,7 @@ def test_snapshot_prints_the_same_bytes_for_a_session(run) -> None:
 @pytest.mark.parametrize("args, code, message", [
     (["snapshot"], 1, "give --session ID, or --preview"),
     (["snapshot", "--session", "s", "--max-chars", "5"], 1, "max_chars must be"),
-    (["snapshot", "--session", "s", "--max-chars", "many"], 2, "invalid int value"),
+    (["snapshot", "--session", "s", "--max-chars", "many"], 2, "digits 0-9"),
     (["profile", "edit", "NOTES.md", "--from", "-"], 1, "unknown profile file"),
 ])
 def test_snapshot_and_profile_errors_are_one_line(run, args, code, message) -> None:

@@ -92,17 +92,27 @@ def search_results(hits: list[Hit], as_json: bool, timing: Any = None) -> None:
               f"total {timing.total_ms:.1f} ms)")
 
 
+_LINE_BREAKS = str.maketrans({ch: f"\\x{ord(ch):02x}" for ch in (*map(chr, range(32)), "\x7f", "\x85")}
+                             | {"\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _one_line(value: object) -> str:
+    """A single-line field as it is printed: a line break a file holds from before it was refused
+    (or written by hand) is shown escaped, so it cannot forge the report's next lines."""
+    return str(value).translate(_LINE_BREAKS)
+
+
 def _fact_lines(fact: Fact) -> Iterable[str]:
     yield f"fact {fact.id} [{fact.status}] {fact.scope}/{fact.kind}  created {format_time(fact.created_at)}"
     yield f"  {fact.text}"
     if fact.subject:
-        yield f"  triple: {fact.subject} / {fact.predicate} / {fact.object}"
+        yield f"  triple: {_one_line(fact.subject)} / {_one_line(fact.predicate)} / {_one_line(fact.object)}"
     yield (f"  confidence {fact.confidence:.2f}, reinforced {fact.reinforcement_count}x "
            f"(last {format_time(fact.last_reinforced)}), accessed {fact.access_count}x")
     if fact.tags:
-        yield f"  tags: {', '.join(fact.tags)}"
+        yield f"  tags: {', '.join(map(_one_line, fact.tags))}"
     if fact.sources:
-        yield f"  sources: {', '.join(fact.sources)}"
+        yield f"  sources: {', '.join(map(_one_line, fact.sources))}"
 
 
 def reading(result: Reading, as_json: bool) -> None:
