@@ -51,7 +51,7 @@ def test_profile_edit_from_stdin_and_show(run, db_path: Path) -> None:
     assert stale[0] == 1 and "changed since it was read" in stale[2]
     bad = run("profile", "edit", "USER.md", "--from", "-", stdin=b"caf\xe9\n")
     assert bad[0] == 1 and "not valid UTF-8" in bad[2]
-    secret = run("profile", "edit", "USER.md", "--from", "-", stdin=b"key AKIAIOSFODNN7EXAMPLE\n")
+    secret = run("profile", "edit", "USER.md", "--from", "-", stdin=b"key AKIAZ5QX3NV7RBK2TW4M\n")
     assert secret[0] == 1 and "AKIA" not in secret[2]
     assert (db_path.parent / "USER.md").read_text() == "# User\nMaya, Kazan.\n"
 
