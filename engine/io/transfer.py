@@ -26,7 +26,8 @@ from engine.store.migrations import LATEST_VERSION
 from engine.store.plans import Plan, PlanItem
 from engine.store.edges import all_edges, supersedes_cycle
 from engine.store.facts_read import all_facts
-from engine.store.records import content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash
+from engine.store.records import (content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash,
+                                  written_state)
 from engine.store.stats import fact_and_edge_counts, fact_count
 
 EXPORT_FORMAT = 1
@@ -152,7 +153,8 @@ def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vector
         changes.inserted.append(fact_id)
         meta = record.get("metadata") or {}
         link_entities(db, fact_id, meta.get("entities", []), meta.get("relations", []), now)
-        journal(db, now, actor, "import", fact_id, plan.id, {"exported_id": record["id"], "status": record["status"]})
+        journal(db, now, actor, "import", fact_id, plan.id, {"exported_id": record["id"], "status": record["status"],
+                                                             **written_state(values, vectors[it.index])})
     for it in selected:
         for edge in it.incoming.get("edges") or []:
             if edge["to"] in new_id and it.outcome == "new":
@@ -161,7 +163,10 @@ def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vector
                     at = parse_time(at)
                 if edge["type"] == "supersedes" and (why := supersedes_cycle(db, it.fact_id, new_id[edge["to"]])):
                     raise PlanError(why)
-                insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], now if at is None else at, plan.id)
+                if insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], now if at is None else at,
+                               plan.id) is not None:  # each edge has its journal row, as a plan's links do
+                    journal(db, now, actor, "link", it.fact_id, plan.id,
+                            {"type": edge["type"], "from": it.fact_id, "to": new_id[edge["to"]]})
     return changes
 
 

@@ -27,7 +27,7 @@ from engine.store.edges import has_edge, supersedes_cycle
 from engine.store.facts_read import status_of, tags_column
 from engine.vocabulary import EDGE_TYPES
 from engine.store.records import (active_hash_owners, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
-                                  stored_list, update_fact, write_reinforcements)
+                                  stored_list, update_fact, write_reinforcements, written_state)
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
@@ -302,7 +302,7 @@ class PlanWriter:
         self.changes.inserted_rows[fact_id] = (np.asarray(vector, dtype=np.float32), created, values["confidence"],
                                                item.kind, self.plan.id, len(item.text))
         details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
-                                   "kind": item.kind, "content_hash": values["content_hash"]}
+                                   "content_hash": values["content_hash"], **written_state(values, vector)}
         if it.outcome != "new":
             target = self._target(it)
             self._edge(fact_id, target, EDGE_OF[it.outcome])
