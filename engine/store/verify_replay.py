@@ -33,18 +33,14 @@ _REPLAYED = ("tags", "confidence", "kind", "triple", "text_sha256", "vector_sha2
 
 
 @dataclass
-class _Replayed:
-    """One fact as its journal rows leave it; a field is absent while no row has said it."""
-    added: bool = False
-    status: str | None = None
-    known: dict[str, Any] = field(default_factory=dict)
-
-
-@dataclass
 class _Journal:
-    facts: dict[int, _Replayed] = field(default_factory=dict)
+    """What the journal's rows other than the adding ones say, kept sparse: most facts are only added
+    (their adding row is read beside the fact itself, through the journal's index on fact ids)."""
+    status: dict[int, str] = field(default_factory=dict)  # the last status a row set
+    tags: dict[int, Any] = field(default_factory=dict)  # the last retag's tags
+    confidence: dict[int, Any] = field(default_factory=dict)  # the last reinforcement's confidence
     edges: set[tuple[int, int, str]] = field(default_factory=set)
-    rows_by_plan: dict[int, list[tuple[str, int | None, dict]]] = field(default_factory=dict)
+    plans_with_rows: set[int] = field(default_factory=set)
     legacy_import_plans: set[int] = field(default_factory=set)
 
 
@@ -70,51 +66,58 @@ def _details(raw: Any) -> dict:
 
 def _replay(db: sqlite3.Connection) -> _Journal:
     state = _Journal()
+    state.plans_with_rows = {r[0] for r in db.execute("SELECT DISTINCT plan_id FROM journal WHERE plan_id IS NOT NULL")}
     for action, fact_id, plan_id, raw in db.execute(
-            "SELECT action, fact_id, plan_id, details FROM journal ORDER BY id"):
+            "SELECT action, fact_id, plan_id, details FROM journal WHERE action NOT IN ('absorb', 'import') "
+            "ORDER BY id"):
         details = _details(raw)
-        if plan_id is not None:
-            state.rows_by_plan.setdefault(plan_id, []).append((action, fact_id, details))
         if action == "link":
             if {"from", "to", "type"} <= details.keys():
                 state.edges.add((details["from"], details["to"], details["type"]))
             continue
-        if fact_id is None:
-            continue
-        fact = state.facts.setdefault(fact_id, _Replayed())
-        if action in _ADDING:
-            fact.added = True
-            fact.status = details.get("status", "active") if action == "import" else "active"
-            fact.known.update({k: details[k] for k in _REPLAYED if k in details})
-            if action == "import" and "text_sha256" not in details and plan_id is not None:
-                state.legacy_import_plans.add(plan_id)  # its edges were not journaled then
-            edge = EDGE_OF_OUTCOME.get(details.get("outcome"))
-            if edge and details.get("target") is not None:
-                state.edges.add((fact_id, details["target"], edge))
         after = details.get("after")
-        if isinstance(after, dict):
-            if "status" in after:
-                fact.status = after["status"]
-            if action == "retag" and "tags" in after:
-                fact.known["tags"] = after["tags"]
-            if action == "reinforce" and "confidence" in after:
-                fact.known["confidence"] = after["confidence"]
+        if fact_id is None or not isinstance(after, dict):
+            continue
+        if "status" in after:
+            state.status[fact_id] = after["status"]
+        if action == "retag" and "tags" in after:
+            state.tags[fact_id] = after["tags"]
+        if action == "reinforce" and "confidence" in after:
+            state.confidence[fact_id] = after["confidence"]
     return state
 
 
 def _facts(db: sqlite3.Connection, replayed: _Journal) -> Iterator[tuple[str, str]]:
-    cursor = db.execute("SELECT id, status, tags, confidence, kind, subject, predicate, object, text, embedding "
-                        "FROM facts ORDER BY id")
-    while rows := cursor.fetchmany(2000):
-        for fact_id, status, tags, confidence, kind, subject, predicate, obj, text, embedding in rows:
-            fact = replayed.facts.get(fact_id)
-            if fact is None or not fact.added:
+    """Each fact beside its adding row (absorb or import), then what later rows changed."""
+    cursor = db.execute(
+        "SELECT f.id, f.status, f.tags, f.confidence, f.kind, f.subject, f.predicate, f.object, f.text, f.embedding, "
+        "j.action, j.plan_id, j.details FROM facts f LEFT JOIN journal j "
+        "ON j.fact_id = f.id AND j.action IN ('absorb', 'import') ORDER BY f.id, j.id")
+    previous = None
+    while rows := cursor.fetchmany(1000):
+        for (fact_id, status, tags, confidence, kind, subject, predicate, obj, text, embedding,
+             action, plan_id, raw) in rows:
+            if fact_id == previous:
+                continue  # a second adding row of one fact: the first one said what was written
+            previous = fact_id
+            if action is None:
                 yield f"fact {fact_id}", "no journal row records it being added (inserted outside MemLens)"
                 continue
+            details = _details(raw)
+            if action == "import" and "text_sha256" not in details and plan_id is not None:
+                replayed.legacy_import_plans.add(plan_id)  # its edges were not journaled then
+            edge = EDGE_OF_OUTCOME.get(details.get("outcome"))
+            if edge and details.get("target") is not None:
+                replayed.edges.add((fact_id, details["target"], edge))
+            known = {k: details[k] for k in _REPLAYED if k in details}
+            if fact_id in replayed.tags:
+                known["tags"] = replayed.tags[fact_id]
+            if fact_id in replayed.confidence:
+                known["confidence"] = replayed.confidence[fact_id]
+            expected = replayed.status.get(fact_id, details.get("status", "active") if action == "import" else "active")
             wrong = []
-            if status != fact.status:
-                wrong.append(f"status is {status}, the journal says {fact.status}")
-            known = fact.known
+            if status != expected:
+                wrong.append(f"status is {status}, the journal says {expected}")
             if "tags" in known and _json_list(tags) != known["tags"]:
                 wrong.append("its tags differ from the journal's")
             if "confidence" in known and not _same_number(confidence, known["confidence"]):
@@ -158,21 +161,25 @@ def _edges(db: sqlite3.Connection, replayed: _Journal) -> Iterator[tuple[str, st
 def _plans(db: sqlite3.Connection, replayed: _Journal) -> Iterator[tuple[str, str]]:
     for plan_id, status, items_text, applied_text in db.execute(
             "SELECT id, status, items, applied_items FROM plans ORDER BY id"):
-        rows = replayed.rows_by_plan.get(plan_id, [])
         items, applied = _plan_items(items_text), _applied(applied_text)
         if items is None or applied is None:
             yield f"plan {plan_id}", "its items or applied items do not parse (damaged, or edited outside MemLens)"
             continue
         if status != "applied":
-            if any(action in _ADDING or "after" in details for action, _, details in rows):
+            if plan_id in replayed.plans_with_rows and _wrote_something(db, plan_id):
                 yield f"plan {plan_id}", f"it is {status}, but the journal holds what it wrote (applied)"
             continue
         for item in items:
             if str(item.index) not in applied:
                 continue
-            if why := _item_against_journal(item, applied[str(item.index)], rows):
+            if why := _item_against_journal(db, plan_id, item, applied[str(item.index)]):
                 yield f"plan {plan_id}", f"item {item.index}: {why}"
                 break
+
+
+def _wrote_something(db: sqlite3.Connection, plan_id: int) -> bool:
+    return db.execute("SELECT 1 FROM journal WHERE plan_id = ? AND (action IN ('absorb', 'import') "
+                      "OR json_extract(details, '$.after') IS NOT NULL) LIMIT 1", (plan_id,)).fetchone() is not None
 
 
 def _plan_items(text: Any) -> list[PlanItem] | None:
@@ -192,10 +199,18 @@ def _applied(text: Any) -> dict[str, Any] | None:
     return value if isinstance(value, dict) else None
 
 
-def _item_against_journal(item: PlanItem, fact_id: Any, rows: list[tuple[str, int | None, dict]]) -> str | None:
+def _rows_of(db: sqlite3.Connection, fact_id: Any, plan_id: int) -> list[tuple[str, dict]]:
+    """The journal rows of one fact written by one plan (through the index on fact ids)."""
+    if not isinstance(fact_id, int):
+        return []
+    return [(action, _details(raw)) for action, raw in db.execute(
+        "SELECT action, details FROM journal WHERE fact_id = ? AND plan_id = ? ORDER BY id", (fact_id, plan_id))]
+
+
+def _item_against_journal(db: sqlite3.Connection, plan_id: int, item: PlanItem, fact_id: Any) -> str | None:
     """Why the journal contradicts this applied item, if it does (only outcomes that always write a row)."""
     if item.outcome in INSERTING:
-        row = next((details for action, fid, details in rows if action in _ADDING and fid == fact_id), None)
+        row = next((details for action, details in _rows_of(db, fact_id, plan_id) if action in _ADDING), None)
         if row is None:
             return "marked applied, but the journal has no row of the fact it added"
         text = (item.incoming or {}).get("text")
@@ -206,12 +221,12 @@ def _item_against_journal(item: PlanItem, fact_id: Any, rows: list[tuple[str, in
         if "kind" in row and (item.incoming or {}).get("kind", row["kind"]) != row["kind"]:
             return "its kind differs from what was written (items edited outside MemLens)"
     elif item.outcome in STATUS_CHANGES or item.outcome == "retag":
-        if not any(action == item.outcome and fid == item.target_id for action, fid, _ in rows):
+        if not any(action == item.outcome for action, _ in _rows_of(db, item.target_id, plan_id)):
             return f"marked applied, but the journal has no {item.outcome} of fact {item.target_id}"
     elif item.outcome == "prefer":
-        retired = [edge.get("to_id") for edge in item.edges]
-        if not all(any(action == "supersede" and fid == r for action, fid, _ in rows) for r in retired):
-            return "marked applied, but the journal has no supersede of the fact it retired"
+        for edge in item.edges:
+            if not any(action == "supersede" for action, _ in _rows_of(db, edge.get("to_id"), plan_id)):
+                return "marked applied, but the journal has no supersede of the fact it retired"
     return None
 
 
