@@ -132,7 +132,7 @@ def _short_string(value: Any, name: str) -> str:
     if _NOT_ONE_LINE.search(value):
         if _SURROGATE.search(value):
             raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
-        raise InvalidInput(f"{name} contains a line break or control character; it must be one line")
+        raise InvalidInput(f"{name} contains control characters or a line break; it must be one line")
     return value
 
 
