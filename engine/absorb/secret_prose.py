@@ -96,7 +96,7 @@ def prose_hits(text: str) -> list[Hit]:
         out += [(m.start(), m.end(), "zapier-webhook") for m in _ZAPIER.finditer(text)]
     if "APA91b" in text:
         out += [(m.start(), m.end(), "fcm-server-key") for m in _FCM.finditer(text)]
-    if "key" in lowered:
+    if "key" in lowered and any(w in lowered for w in ("priv", "wallet", "secret", "eth")):
         out += [(m.start("v"), m.end("v"), "ethereum-private-key") for m in _ETH_KEY.finditer(text)
                 if R.entropy(m.group("v").removeprefix("0x")) >= 3.0]
     out += _seed_phrases(text, lowered)
