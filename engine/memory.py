@@ -386,8 +386,12 @@ class Memory:
         return self.reader.vector_health_apart()
 
     def verify(self) -> Verification:
-        """Integrity, content hashes, the journal's chain and the full-text index (``engine/store/verify.py``)."""
-        return self.reader.verify()
+        """Integrity, content hashes, the journal's chain and the full-text index (``engine/store/verify.py``),
+        and the vector cache beside the file against the file."""
+        found = self.reader.verify()
+        with self.store.guard():
+            cache = self.index.cache_disagreement()
+        return found.adding([Problem("cache", "vector cache", cache)]) if cache else found
 
     def verify_apart(self, stopped: Callable[[], bool] = lambda: False) -> Verification | None:
         """The checks of ``verify`` that only read (all but the full-text index's), through a read-only

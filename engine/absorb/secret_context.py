@@ -45,7 +45,7 @@ public pub publishable id ids uuid guid sha sha1 sha256 sha512 md5 hash hashes c
 srcrev signature sig fingerprint thumbprint nonce salt iv csrf xsrf authenticity etag integrity version ver build
 branch ref cursor page trace request correlation tx txid txn address addr wallet block user username email name
 file filename path dir url uri href link image img icon avatar color colour font css class style locale lang
-sum crc serial
+sum crc serial event issue span incident
 """.split())
 # Words that sound like a credential: an identifier holding one that ``keyword_kind``
 # still rejects (``primaryKey``, ``max_tokens``, ``token_type``) is a veto, not neutral.

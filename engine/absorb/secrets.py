@@ -24,12 +24,14 @@ from __future__ import annotations
 
 import bisect
 import re
+import unicodedata
 from dataclasses import dataclass
 
 from engine.absorb import secret_rules as R
 from engine.absorb.secret_context import WORDS as _WORDS
 from engine.absorb.secret_context import context_hits, keyword_kind
 from engine.absorb.secret_entropy import DEFAULT_KNOBS, Knobs
+from engine.absorb.secret_prose import documented_example, prose_hits
 from engine.absorb.secret_structure import structure_hits
 
 
@@ -95,11 +97,27 @@ def scan(text: str, knobs: Knobs) -> list[SecretFinding]:
     """``find_secrets`` with explicit thresholds and rules switched off (the benchmark's protocols)."""
     if not text:
         return []
-    if not text.isascii() and _INVISIBLE.search(text):
-        kept = [i for i, ch in enumerate(text) if not _INVISIBLE.match(ch)]
-        found = _scan(_INVISIBLE.sub("", text), knobs)
-        return [SecretFinding(f.rule, kept[f.start], kept[f.end - 1] + 1) for f in found]
+    if not text.isascii():
+        return _scan_normalised(text, knobs)
     return _scan(text, knobs)
+
+
+def _scan_normalised(text: str, knobs: Knobs) -> list[SecretFinding]:
+    """Scan ``text`` as NFKC makes it (full-width ``ｇｈｐ＿…`` is ``ghp_…`` to whoever pastes it
+    on), without the invisible characters that split a key; spans map back to ``text``."""
+    pieces, origin = [], []
+    for i, ch in enumerate(text):
+        if _INVISIBLE.match(ch):
+            continue
+        folded = unicodedata.normalize("NFKC", ch) if ord(ch) >= 0x80 else ch
+        if not (folded.isascii() and folded.isprintable() and " " not in folded):
+            folded = ch  # only what folds to plain ASCII ("ｇ" to "g"); "¨" would become a space
+        pieces.append(folded)
+        origin += [i] * len(folded)
+    normalised = "".join(pieces)
+    if normalised == text:
+        return _scan(text, knobs)
+    return [SecretFinding(f.rule, origin[f.start], origin[f.end - 1] + 1) for f in _scan(normalised, knobs)]
 
 
 def _scan(text: str, knobs: Knobs) -> list[SecretFinding]:
@@ -125,6 +143,14 @@ def _scan(text: str, knobs: Knobs) -> list[SecretFinding]:
             # by a format) is not judged again, in part, by the context heuristics.
             ruled = sorted((start, end) for start, end, _ in judged)
             hits += [(_PRIO_FALLBACK, *hit) for hit in context_hits(text, spans, knobs, ruled)]
+    # Forms people write in prose (secret_prose): a literal the keyword judge already ruled on
+    # (``api_key = "…"`` judged a name or a template) is its decision, not a labelled value's.
+    ruled_spans = [(start, end) for start, end, _ in judged]
+    # ``provider-prefix`` is a provider's own rule: an experiment that unpins prefixes (the benchmark's
+    # provider-blind protocol) leaves only the generic evidence.
+    hits += [(_PRIO_CONTEXT, *hit) for hit in prose_hits(text)
+             if (hit[2] != "labelled-secret" or not any(s < hit[1] and hit[0] < e for s, e in ruled_spans))
+             and (hit[2] != "provider-prefix" or knobs.pinned_prefixes)]
     if knobs.disabled:
         hits = [hit for hit in hits if hit[3] not in knobs.disabled]
     return _resolve(hits) if hits else []
@@ -169,7 +195,7 @@ def _format_hits(text: str, spans: list[tuple[int, int]], knobs: Knobs) -> list[
             m = R.PREFIX_DISPATCH.get(text[pos:pos + 1], R.PREFIX_ANYWHERE).match(text, pos, end)
             if m is not None:
                 rule = R.PREFIX_RULES[int(m.lastgroup[1:])]
-                if R.FORMAT_CHECKS[rule.check](m.group()):
+                if R.FORMAT_CHECKS[rule.check](m.group()) and not documented_example(m.group()):
                     out.append((_PRIO_FORMAT, m.start(), m.end(), rule.name))
             m = R.PREFIXED_TOKEN.match(text, pos, end)
             if m is not None and _vendor_token(m, knobs):

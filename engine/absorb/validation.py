@@ -14,7 +14,7 @@ from typing import Any
 
 from engine.absorb import secrets
 from engine.absorb.secrets import SecretFinding
-from engine.clock import SECONDS_PER_DAY, parse_time
+from engine.clock import OUT_OF_RANGE, SECONDS_PER_DAY, parse_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, SecretRejected
 from engine.safe_names import shown_name
@@ -31,6 +31,9 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _SURROGATE = re.compile("[\ud800-\udfff]")  # a lone surrogate (undecodable bytes): not valid UTF-8
 # Either of the two: clean text (nearly all) passes with one scan instead of two.
 _CONTROL_OR_SURROGATE = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+# A single-line field (tag, source, session id, subject, entity name, ...) is printed on one line
+# of a report: a line break (any of Unicode's, and tab) would let it forge the lines after it.
+_NOT_ONE_LINE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 SHORT_LIMIT = 500
 MAX_TAGS = 32
 MAX_TAG_CHARS = 100
@@ -112,7 +115,9 @@ def time_field(value: Any, name: str) -> float:
     """Epoch seconds of an ISO-8601 string; the error names the field, never the value."""
     try:
         return parse_time(value)
-    except InvalidInput:
+    except InvalidInput as err:
+        if str(err) == OUT_OF_RANGE:
+            raise InvalidInput(f"{name}: {err}") from None
         raise InvalidInput(f"{name} must be an ISO-8601 time such as 2026-11-30T12:00:00Z") from None
 
 
@@ -124,10 +129,10 @@ def _short_string(value: Any, name: str) -> str:
         raise InvalidInput(f"{name} is empty")
     if len(value) > SHORT_LIMIT:
         raise InvalidInput(f"{name} is {len(value):,} characters; the limit is {SHORT_LIMIT}")
-    if _CONTROL_OR_SURROGATE.search(value):
-        if _CONTROL.search(value):
-            raise InvalidInput(f"{name} contains control characters")
-        raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
+    if _NOT_ONE_LINE.search(value):
+        if _SURROGATE.search(value):
+            raise InvalidInput(f"{name} is not valid UTF-8 (a lone surrogate)")
+        raise InvalidInput(f"{name} contains control characters or a line break; it must be one line")
     return value
 
 

@@ -11,7 +11,9 @@ Security: loopback by default; with a token every request, the schema included, 
 ``Authorization: Bearer <token>``; any other address without a token is refused at
 start-up. A request whose ``Host`` is not a loopback name, the bound address or one of
 ``[http] allowed_hosts`` gets 400, token or not (DNS rebinding). Bodies over
-``[http] max_body_bytes`` get 413 before they are parsed. Every error is
+``[http] max_body_bytes`` get 413 before they are parsed. Without a token, a state-changing
+request a browser labels as coming from another origin (``Origin``, ``Sec-Fetch-Site``)
+gets 403 (``http_origin``). Every error is
 ``{"error": message}`` with its status and never a traceback. Every answer carries
 ``X-Content-Type-Options: nosniff`` and ``Cache-Control: no-store`` and no CORS header; the
 access log has method, path and status, never the query string. There is no ``/docs``:
@@ -37,6 +39,7 @@ from starlette.exceptions import HTTPException
 
 from engine import (Clock, Conflict, EmbeddingUnavailable, MemLensError, Memory, NotFound, PlanError, Settings,
                     StoreError, host_and_port, system_clock)
+from engine.faces.http_origin import cross_origin_refusal
 from engine.faces.http_routes import router
 
 log = logging.getLogger("memlens.http")
@@ -135,6 +138,8 @@ class Guard:
             if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
                 return await _send_error(hardened, 401, "missing or wrong bearer token",
                                          {"WWW-Authenticate": "Bearer"})
+        elif refusal := cross_origin_refusal(scope.get("method", ""), scope.get("scheme", "http"), headers):
+            return await _send_error(hardened, 403, refusal)
         length = headers.get("content-length", b"")
         if length.isdigit() and int(length) > self.max_body:
             return await _send_error(hardened, 413, f"the request body is over {self.max_body:,} bytes")
@@ -226,6 +231,8 @@ def create_app(memory: Memory | None, *, token: str | None = None, max_body: int
               503: {"model": ErrorBody, "description": "the memory file is locked, read-only or unusable"}}
     if token is not None:
         errors[401] = {"model": ErrorBody, "description": "missing or wrong bearer token"}
+    else:
+        errors[403] = {"model": ErrorBody, "description": "a write a browser sent from another origin"}
     # No docs_url / redoc_url: FastAPI's pages load Swagger UI / ReDoc from a CDN (useless
     # offline, and a third party in the page) and no installed package ships the assets.
     app = FastAPI(title="MemLens", version="0.1.0", responses=errors, docs_url=None, redoc_url=None,

@@ -106,7 +106,10 @@ def _reading_tools(server: MCPServer, memory: Memory) -> None:
                                                          description="the session this digest is for")],
                         query: Annotated[str | None, Field(max_length=MAX_QUERY_CHARS,
                                                            description="what the session is about")] = None,
-                        max_chars: Annotated[int | None, Field(ge=200, le=100_000)] = None) -> dict[str, Any]:
+                        max_chars: Annotated[int | None, Field(
+                            ge=200, le=100_000, description="the digest's size budget in characters; "
+                                                            "default [memory] snapshot_max_chars")] = None
+                        ) -> dict[str, Any]:
         """The session's digest (profile, relevant facts, open TODOs, recent facts), frozen by the first call:
         later calls for the same session return the same text byte for byte."""
         return serialize.snapshot(_engine(lambda: memory.snapshot(session_id, query, max_chars)))
@@ -120,7 +123,8 @@ def _reading_tools(server: MCPServer, memory: Memory) -> None:
         return serialize.replay(_engine(lambda: memory.timeline_as_of(fact_id, when)))
 
     @server.tool()
-    def memory_contradictions(limit: Annotated[int, Field(ge=1, le=10_000)] = 100) -> dict[str, Any]:
+    def memory_contradictions(limit: Annotated[int, Field(
+            ge=1, le=10_000, description="at most this many pairs, oldest first")] = 100) -> dict[str, Any]:
         """The open contradicting pairs (both facts active, not settled), oldest first."""
         return serialize.contradictions(_engine(lambda: memory.contradictions(limit)))
 
@@ -170,8 +174,10 @@ def _curation_tools(server: MCPServer, memory: Memory) -> None:
         return serialize.plan(_engine(lambda: memory.archive_fact(fact_id, reason=reason, dry_run=dry_run)))
 
     @server.tool()
-    def memory_tag(fact_id: FactId, add: Annotated[list[Tag], Field(max_length=50)] = [],  # noqa: B006
-                   remove: Annotated[list[Tag], Field(max_length=50)] = [],  # noqa: B006
+    def memory_tag(fact_id: FactId, add: Annotated[list[Tag], Field(
+                       max_length=50, description="tags to add (kept once, compared without case)")] = [],  # noqa: B006
+                   remove: Annotated[list[Tag], Field(
+                       max_length=50, description="tags to remove, compared without case")] = [],  # noqa: B006
                    dry_run: DryRun = False) -> dict[str, Any]:
         """Add and remove a fact's tags."""
         return serialize.plan(_engine(lambda: memory.tag_fact(fact_id, add=add, remove=remove, dry_run=dry_run)))

@@ -48,6 +48,17 @@ def chain(db: sqlite3.Connection, fact_id: int) -> list[int]:
     return ids
 
 
+def _current(facts: dict[int, Fact], versions: list[int]) -> Fact:
+    """The newest version, unless it is not active and an older one is: a loop of versions written
+    before loops were refused (or by hand) has no real end, and "latest" must not answer with a
+    superseded fact while an active one is in its chain."""
+    newest = facts[versions[-1]]
+    if newest.status == "active":
+        return newest
+    active = [facts[i] for i in versions if i in facts and facts[i].status == "active"]
+    return active[-1] if active else newest
+
+
 def read(db: sqlite3.Connection, fact_id: int, mode: str) -> Reading:
     if mode not in MODES:
         raise InvalidInput(f"mode must be one of {', '.join(MODES)}")
@@ -62,7 +73,7 @@ def read(db: sqlite3.Connection, fact_id: int, mode: str) -> Reading:
         return Reading(mode, fact_id, [], f"fact {fact_id} is not active: {because}", superseded_by=newer)
     versions = chain(db, fact_id)
     if mode == "latest":
-        latest = load_facts(db, [versions[-1]])[versions[-1]]
+        latest = _current(load_facts(db, versions), versions)
         note = None if latest.id == fact_id else f"fact {fact_id} has a newer version: {latest.id}"
         return Reading(mode, fact_id, [latest], note, superseded_by=newer)
     facts = load_facts(db, versions)

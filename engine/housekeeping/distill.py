@@ -26,6 +26,7 @@ from engine.errors import InvalidInput
 from engine.housekeeping.common import days_text
 from engine.store.facts_read import active_rows, run_sessions
 from engine.store.plans import PlanItem
+from engine.store.records import stored_list
 from engine.search.vectors import VectorIndex
 
 # Episodes decay in days; once distilled, what they taught is ordinary knowledge.
@@ -45,14 +46,23 @@ def finished_sessions(db: sqlite3.Connection, settings: GCSettings, now: float,
     return [(r[0], r[1]) for r in rows if r[1] <= cutoff]
 
 
+def _metadata(text: str | None) -> dict[str, Any]:
+    """The stored metadata object; a damaged column reads as empty, as every other read does."""
+    try:
+        value = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}
+
+
 def _incoming(row: sqlite3.Row, session: str) -> dict[str, Any]:
     value = {"text": row["text"], "scope": "agent", "kind": _KIND_AFTER.get(row["kind"], row["kind"]),
              "created_at": format_time(row["created_at"])}
     for key in _KEPT:
         if row[key] not in (None, "[]"):
-            value[key] = json.loads(row[key]) if key == "tags" else row[key]
+            value[key] = (stored_list(row[key], "tags") or []) if key == "tags" else row[key]
     value.setdefault("source", f"session:{session}")
-    metadata = json.loads(row["metadata"] or "{}")
+    metadata = _metadata(row["metadata"])
     for key in ("entities", "relations"):
         if metadata.get(key):
             value[key] = metadata[key]

@@ -17,7 +17,6 @@ A fact is retired by at most one stage.
 
 from __future__ import annotations
 
-import json
 import math
 import sqlite3
 
@@ -27,6 +26,7 @@ from engine.errors import MemLensError
 from engine.housekeeping.common import ItemMaker, days_text
 from engine.store.facts_read import active_rows
 from engine.store.plans import PlanItem
+from engine.store.records import stored_list
 from engine.absorb.secrets import first_secret
 
 
@@ -58,7 +58,7 @@ def _groups(db: sqlite3.Connection, taken: set[int]) -> dict[tuple[str, str, str
                            "tags != '[]'"):
         if row["id"] in taken:
             continue
-        for tag in json.loads(row["tags"] or "[]"):
+        for tag in stored_list(row["tags"], "tags") or []:  # damaged tags: in no group
             session = row["session_id"] if row["scope"] == "run" else None
             groups.setdefault((row["scope"], tag, session), []).append(row)
     return groups

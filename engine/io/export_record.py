@@ -62,6 +62,8 @@ def check_record(value: Any, limits: MemorySettings) -> dict[str, Any]:
     record["evidence"] = _evidence(value.get("evidence"), limits)
     record["metadata"] = {k: v for k, v in (("entities", item.entities), ("relations", item.relations)) if v}
     record["edges"] = _edges(value.get("edges"))
+    if any(edge["to"] == record_id for edge in record["edges"]):
+        raise InvalidInput(f"an edge of record {record_id} points to the record itself")
     return {k: v for k, v in record.items() if v is not None}
 
 

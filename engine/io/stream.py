@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import IO, Any, Callable, Iterator
 
 from engine.absorb.planner import RawItem
+from engine.absorb.validation import secret_in
 from engine.errors import InvalidInput
 from engine.io import jsonl
 from engine.store.import_chunks import SourceFile
@@ -53,7 +54,15 @@ def identify(stream: IO[bytes], path: Path, label: str | None = None) -> tuple[S
     if size and last != b"\n":
         lines += 1
     source = label if label is not None else str(Path(path).resolve())
-    return SourceFile(source, size, digest.hexdigest()), lines, regular
+    return SourceFile(stored_path(source), size, digest.hexdigest()), lines, regular
+
+
+def stored_path(path: str) -> str:
+    """``path`` as it may be stored (``import_chunks.source``): a folder or file name that reads as a
+    secret (a token pasted as a directory name) is replaced by ``[secret]``. The same path always
+    gives the same text, so an interrupted import still resumes."""
+    parts = path.split("/")
+    return "/".join("[secret]" if part and secret_in(part) else part for part in parts)
 
 
 def changed(stream: IO[bytes], source: SourceFile, mtime_ns: int) -> bool:

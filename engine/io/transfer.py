@@ -17,16 +17,17 @@ import numpy as np
 
 from engine.clock import format_time, parse_time
 from engine.config import MemorySettings
-from engine.errors import InvalidInput, SecretRejected
+from engine.errors import InvalidInput, PlanError, SecretRejected
 from engine.io.export_record import check_record
 from engine.io.jsonl import dumps
 from engine.plans.apply import Changes
 from engine.store.entities import link_entities
 from engine.store.migrations import LATEST_VERSION
 from engine.store.plans import Plan, PlanItem
-from engine.store.edges import all_edges
+from engine.store.edges import all_edges, supersedes_cycle
 from engine.store.facts_read import all_facts
-from engine.store.records import content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash
+from engine.store.records import (content_hash, fact_from_row, insert_edge, insert_fact, journal, stored_by_hash,
+                                  written_state)
 from engine.store.stats import fact_and_edge_counts, fact_count
 
 EXPORT_FORMAT = 1
@@ -64,6 +65,7 @@ def plan_restore(db: sqlite3.Connection, entries: Iterable[tuple[int, Any, str |
             items.append(PlanItem(index, "rejected", "secrets", str(err)))
         except InvalidInput as err:
             items.append(PlanItem(index, "rejected", "validation", str(err)))
+    valid = _without_duplicate_ids_or_loops(valid, items)
     known = stored_by_hash(db, [content_hash(r["text"]) for _, r in valid])
     for index, record in valid:
         found = known.get(content_hash(record["text"]))
@@ -74,6 +76,55 @@ def plan_restore(db: sqlite3.Connection, entries: Iterable[tuple[int, Any, str |
             items.append(PlanItem(index, "new", "import", f"exported fact {record['id']} ({record['status']})",
                                   incoming=record))
     return sorted(items, key=lambda it: it.index)
+
+
+def _without_duplicate_ids_or_loops(valid: list[tuple[int, dict[str, Any]]],
+                                    refused: list[PlanItem]) -> list[tuple[int, dict[str, Any]]]:
+    """The records whose id is the first of its kind and whose supersedes edges close no loop;
+    each other one becomes a rejected item (edges and ids are what a restore keeps, so two
+    records with one id or versions in a loop would break every read of the file)."""
+    kept: list[tuple[int, dict[str, Any]]] = []
+    older: dict[int, set[int]] = {}
+    seen: set[int] = set()
+    for index, record in valid:
+        if record["id"] in seen:
+            refused.append(PlanItem(index, "rejected", "validation", f"a second record with id {record['id']}"))
+            continue
+        seen.add(record["id"])
+        kept.append((index, record))
+        for edge in record["edges"]:
+            if edge["type"] == "supersedes":
+                older.setdefault(record["id"], set()).add(edge["to"])
+    looping = _on_a_loop(older)
+    for index, record in list(kept):
+        if record["id"] in looping:
+            kept.remove((index, record))
+            refused.append(PlanItem(index, "rejected", "validation",
+                                    f"record {record['id']}'s supersedes edges form a loop of versions"))
+    return kept
+
+
+def _on_a_loop(older: dict[int, set[int]]) -> set[int]:
+    """The ids on a cycle of the graph id -> older ids (iterative, so a long chain cannot overflow)."""
+    state: dict[int, int] = {}  # 1 on the current path, 2 finished
+    looping: set[int] = set()
+    for root in older:
+        if root in state:
+            continue
+        path, stack = [root], [iter(older.get(root, ()))]
+        state[root] = 1
+        while stack:
+            step = next(stack[-1], None)
+            if step is None:
+                state[path.pop()] = 2
+                stack.pop()
+            elif state.get(step) == 1:
+                looping.update(path[path.index(step):])
+            elif step not in state:
+                state[step] = 1
+                path.append(step)
+                stack.append(iter(older.get(step, ())))
+    return looping
 
 
 _COPIED = ("text", "scope", "kind", "subject", "predicate", "object", "confidence", "importance", "tags", "status",
@@ -102,14 +153,20 @@ def restore(db: sqlite3.Connection, plan: Plan, selected: list[PlanItem], vector
         changes.inserted.append(fact_id)
         meta = record.get("metadata") or {}
         link_entities(db, fact_id, meta.get("entities", []), meta.get("relations", []), now)
-        journal(db, now, actor, "import", fact_id, plan.id, {"exported_id": record["id"], "status": record["status"]})
+        journal(db, now, actor, "import", fact_id, plan.id, {"exported_id": record["id"], "status": record["status"],
+                                                             **written_state(values, vectors[it.index])})
     for it in selected:
         for edge in it.incoming.get("edges") or []:
             if edge["to"] in new_id and it.outcome == "new":
                 at = edge.get("at")
                 if isinstance(at, str):  # a draft planned before times were parsed at planning
                     at = parse_time(at)
-                insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], now if at is None else at, plan.id)
+                if edge["type"] == "supersedes" and (why := supersedes_cycle(db, it.fact_id, new_id[edge["to"]])):
+                    raise PlanError(why)
+                if insert_edge(db, it.fact_id, new_id[edge["to"]], edge["type"], now if at is None else at,
+                               plan.id) is not None:  # each edge has its journal row, as a plan's links do
+                    journal(db, now, actor, "link", it.fact_id, plan.id,
+                            {"type": edge["type"], "from": it.fact_id, "to": new_id[edge["to"]]})
     return changes
 
 

@@ -23,11 +23,11 @@ from engine.store.json_text import encoder
 from engine.store.decay import reinforced
 from engine.store.entities import link_entities
 from engine.store.plans import INSERTING, STATUS_CHANGES, Plan, PlanItem
-from engine.store.edges import contradiction_open, has_edge
+from engine.store.edges import contradiction_open, has_edge, supersedes_cycle
 from engine.store.facts_read import status_of, tags_column
 from engine.vocabulary import EDGE_TYPES
 from engine.store.records import (active_hash_owners, add_aliases, content_hash, fact_columns, insert_edge, insert_fact,
-                                  stored_list, update_fact, write_reinforcements)
+                                  stored_list, update_fact, write_reinforcements, written_state)
 
 EDGE_OF = {"supersede": "supersedes", "contradict": "contradicts", "related": "related"}
 SYMMETRIC_EDGES = frozenset({"contradicts", "related"})
@@ -236,6 +236,10 @@ class PlanWriter:
                                            "reason": it.reason, "decided_by": it.decided_by})
 
     def _edge(self, src: int, dst: int, edge_type: str) -> None:
+        # Checked again here, inside the write: a plan drafted before another one applied (or a
+        # stored plan edited) must not close a loop of versions either.
+        if edge_type == "supersedes" and (why := supersedes_cycle(self.db, src, dst)):
+            raise PlanError(why)
         edge_id = insert_edge(self.db, src, dst, edge_type, self.now, self.plan.id)
         if edge_id is not None:
             self._edges.append(edge_id)
@@ -316,7 +320,7 @@ class PlanWriter:
         self.changes.inserted_rows[fact_id] = (np.asarray(vector, dtype=np.float32), created, values["confidence"],
                                                item.kind, self.plan.id, len(item.text))
         details: dict[str, Any] = {"outcome": it.outcome, "decided_by": it.decided_by, "scope": item.scope,
-                                   "kind": item.kind, "content_hash": values["content_hash"]}
+                                   "content_hash": values["content_hash"], **written_state(values, vector)}
         if it.outcome != "new":
             target = self._target(it)
             self._edge(fact_id, target, EDGE_OF[it.outcome])

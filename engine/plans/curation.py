@@ -10,7 +10,6 @@ validation and secret check as absorb, so a secret is never stored or echoed.
 
 from __future__ import annotations
 
-import json
 import re
 import sqlite3
 from dataclasses import dataclass
@@ -21,8 +20,8 @@ from engine.clock import format_time
 from engine.config import MemorySettings
 from engine.errors import InvalidInput, NotFound, SecretRejected
 from engine.store.plans import PlanItem
-from engine.store.edges import edge_rows_of, open_contradiction_rows
-from engine.store.records import Fact, active_hash_owners, content_hash, fact_columns, load_facts
+from engine.store.edges import edge_rows_of, open_contradiction_rows, supersedes_cycle
+from engine.store.records import Fact, active_hash_owners, content_hash, fact_columns, load_facts, stored_list
 from engine.absorb.secrets import first_secret
 from engine.absorb.validation import FIELDS, validate
 from engine.vocabulary import CHANGE_ACTIONS, LINK_TYPES
@@ -198,6 +197,8 @@ class ChangePlanner:
             raise InvalidInput(f"keep_id and retire_id are the same fact ({keep})")
         self._fact(keep)
         self._fact(retire)
+        if why := supersedes_cycle(self.db, keep, retire):
+            raise InvalidInput(why)
         self._retire_once(index, retire)
         reason = check_note(change.get("reason"), "reason") or f"fact {keep} is current; {retire} superseded by hand"
         return PlanItem(index, "prefer", "user", reason, target_id=keep, target_status="active",
@@ -213,10 +214,11 @@ class ChangePlanner:
             raise InvalidInput("tags must be a list of strings")
         # The fact's own (already valid) text carries the new tags through absorb's own checks.
         tags = validate({"text": row["text"], "tags": change["tags"]}, self.limits).tags
-        before = json.loads(row["tags"] or "[]")
+        before = stored_list(row["tags"], "tags")  # None when damaged: the new list replaces them
         if tags == before:
             raise InvalidInput(f"fact {fact_id} already has exactly these tags")
-        reason = check_note(change.get("reason"), "reason") or f"tags {before} -> {tags}"
+        shown = "damaged" if before is None else before
+        reason = check_note(change.get("reason"), "reason") or f"tags {shown} -> {tags}"
         return PlanItem(index, "retag", "user", reason, target_id=fact_id, target_status=row["status"],
                         tags=tags, before={"tags": before})
 
@@ -228,8 +230,8 @@ class ChangePlanner:
         reason = check_note(change.get("reason"), "reason") or f"a new version of fact {fact_id}, chosen by hand"
         raw = {k: v for k, v in change.items() if k in FIELDS}
         inherited = {k: old[k] for k in _INHERITED if old[k] not in (None, "[]")}
-        if "tags" in inherited:
-            inherited["tags"] = json.loads(inherited["tags"])
+        if "tags" in inherited:  # damaged tags are not carried into the new version
+            inherited["tags"] = stored_list(inherited["tags"], "tags") or []
         # The stored metadata as every read sees it (a damaged column reads as empty, see records.py).
         meta = load_facts(self.db, [fact_id])[fact_id].metadata
         inherited.update({k: meta[k] for k in ("entities", "relations") if isinstance(meta.get(k), list) and meta[k]})

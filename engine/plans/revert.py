@@ -10,7 +10,6 @@ so a revert drafted against a state that has since changed is refused like any s
 
 from __future__ import annotations
 
-import json
 import sqlite3
 
 from engine.errors import PlanError
@@ -18,7 +17,7 @@ from engine.plans.apply import link_direction, link_source
 from engine.store.edges import contradiction_open
 from engine.store.plans import (INSERTING, REVERT_NOTE, STATUS_CHANGES, Plan, PlanItem, applied_plan_noted, load_plan,
                                 revert_note)
-from engine.store.records import fact_columns
+from engine.store.records import fact_columns, stored_list
 
 REVERT_KIND = "revert"
 
@@ -50,6 +49,8 @@ def _reverted_id(plan: Plan) -> int | None:
 def plan_revert(db: sqlite3.Connection, plan_id: int) -> tuple[list[PlanItem], str]:
     """The items that undo ``plan_id``, and a note naming it (and what cannot be undone)."""
     plan = load_plan(db, plan_id)
+    if plan.damaged:
+        raise PlanError(f"plan {plan_id} is damaged ({plan.damaged[0]}); what it wrote cannot be read to undo it")
     if plan.status != "applied":
         raise PlanError(f"plan {plan_id} is {plan.status}; only an applied plan can be reverted")
     if (other := reverted_by(db, plan_id)) is not None:
@@ -119,7 +120,7 @@ class _Undo:
     def _retag(self, it: PlanItem, why: str) -> None:
         row = self.facts.get(it.target_id)
         before = (it.before or {}).get("tags")
-        if row is None or before is None or json.loads(row["tags"] or "[]") != list(it.tags or []):
+        if row is None or before is None or stored_list(row["tags"], "tags") != list(it.tags or []):
             self.kept.append(f"tags of fact {it.target_id} (changed since)")
             return
         self._add("retag", it.target_id, f"{why}: tags back to {before}", tags=list(before),

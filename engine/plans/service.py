@@ -133,6 +133,8 @@ class PlanService:
     def apply(self, plan_id: int, only: list[int] | None = None) -> Plan:
         with self._ctx.store.guard():
             plan = load_plan(self._ctx.store.db, plan_id)
+            if plan.damaged:
+                raise PlanError(f"plan {plan_id} is damaged ({plan.damaged[0]}); it cannot be applied")
             self._index.ready()
             return self.apply_loaded(plan, only, {})
 

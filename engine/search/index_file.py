@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import stat
 import threading
 import zlib
 from pathlib import Path
@@ -51,7 +52,7 @@ def read(path: Path, expected: dict[str, Any], trust: Callable[[dict[str, Any]],
     """The index saved at ``path`` and its header, if the header's ``expected`` keys hold those values and
     ``trust(header)`` finds nothing wrong (it returns why not); raises ``Unusable`` otherwise."""
     try:
-        with open(path, "rb", buffering=0) as handle:
+        with _open_regular(path) as handle:
             header = _header(handle)
             for key, value in expected.items():
                 if header.get(key) != value:
@@ -90,6 +91,22 @@ def read(path: Path, expected: dict[str, Any], trust: Callable[[dict[str, Any]],
         raise Unusable("none yet") from None
     except Exception as err:  # noqa: BLE001 - whatever a damaged or hostile file does, the open rebuilds instead
         raise Unusable(f"unreadable ({type(err).__name__})") from None
+
+
+def _open_regular(path: Path) -> Any:
+    """The cache opened for reading if it is a regular file itself: not a symlink (to a FIFO, a device,
+    another store's cache), which ``open`` would follow and, for a FIFO, wait on forever."""
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError:
+        raise Unusable("not a regular file (a symlink?)") from None
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise Unusable("not a regular file")
+    return os.fdopen(fd, "rb", buffering=0)
 
 
 def _header(handle: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from typing import Callable, Iterable, Iterator
 import numpy as np
 
 from engine.changes import ChangeRecord
-from engine.search import index_file
+from engine.search import cache_check, index_file
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex, storage_dtype
 from engine.store import fts_rows, vector_rows
@@ -241,6 +241,50 @@ class IndexSync:
         """Load the saved index if it matches the file, and catch it up; False when there is none to trust."""
         if self._cache_rows() <= 0:
             return False
+        expected, trust = self._cache_terms(dim)
+        try:
+            self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
+        except index_file.Unusable as why:
+            self.cache_note = str(why)
+            return False
+        self.source, self.cache_note = "cache", ""
+        self.journal_mark = self.cache_mark = header["journal_mark"]
+        self._moved = 0
+        try:
+            self.catch_up()
+        except BaseException:
+            self.index = None  # half caught up: the next look starts over
+            raise
+        if cache_check.disagreeing(self.index, self._store.db, self._model_id(), cache_check.sample(len(self.index))):
+            self.index, self.cache_note = None, "its rows disagree with the file (edited?)"
+            return False
+        return self._narrow_enough(dim)
+
+    def cache_disagreement(self) -> str | None:
+        """For ``verify``: the saved cache compared with the file row by row, and what is wrong if it
+        would be used and does not say what the file says (None: no cache, one not used, or it agrees)."""
+        path = index_file.cache_path(self._store.path)
+        if self._cache_rows() <= 0 or not (path.exists() or path.is_symlink()):
+            return None
+        db, model_id = self._store.db, self._model_id()
+        lengths = Counter(vector_rows.sample_lengths(db, model_id))
+        dim = lengths.most_common(1)[0][0] // 4 if lengths else self._default_dim()
+        expected, trust = self._cache_terms(dim)
+        try:
+            index, header = index_file.read(path, expected, trust)
+        except index_file.Unusable:
+            return None  # not trusted, so not used: an open rebuilds from the file
+        changed = set(changes_between(db, header["journal_mark"]).facts)
+        bad = cache_check.disagreeing(index, db, model_id, np.arange(len(index)), changed)
+        backed = set(vector_rows.active_ids_with_vectors(db, model_id, 4 * dim))
+        missing = backed - set(index.ids.tolist()) - changed
+        if not bad and not missing:
+            return None
+        return (f"{len(bad)} of its rows disagree with the file and {len(missing)} active facts are missing from "
+                f"it (edited outside MemLens?); delete {path.name} and the next open rebuilds it")
+
+    def _cache_terms(self, dim: int) -> tuple[dict, Callable[[dict], str | None]]:
+        """What a cache must match to be used, and the check of its journal mark."""
         db = self._store.db
         high = high_water(db)
 
@@ -255,20 +299,9 @@ class IndexSync:
                 return "too far behind the file: rebuilding is quicker than catching up"
             return None
 
-        expected = {"model": self._model_id(), "dim": dim, "schema": LATEST_VERSION, "decay": _decay_rates()}
-        try:
-            self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
-        except index_file.Unusable as why:
-            self.cache_note = str(why)
-            return False
-        self.source, self.cache_note = "cache", ""
-        self.journal_mark = self.cache_mark = header["journal_mark"]
-        self._moved = 0
-        try:
-            self.catch_up()
-        except BaseException:
-            self.index = None  # half caught up: the next look starts over
-            raise
+        return {"model": self._model_id(), "dim": dim, "schema": LATEST_VERSION, "decay": _decay_rates()}, trust
+
+    def _narrow_enough(self, dim: int) -> bool:
         # A store grown past HALF_ROWS or INT8_ROWS since the save: rebuilt narrower, as a fresh open would
         # (counting the active rows instead costs 0.4 s at 1M; a narrower cache than needed is only smaller).
         if self.index.matrix.dtype.itemsize > storage_dtype(len(self.index), dim).itemsize:

@@ -410,6 +410,10 @@ class VectorIndex:
             return rows.astype(np.float32) * self._scale[start:stop, None]
         return _float32(rows)
 
+    def vectors_at(self, rows: np.ndarray) -> np.ndarray:
+        """The rows at these positions as float32 vectors (dequantised when stored as int8)."""
+        return self._rows_float32(np.asarray(rows, dtype=np.int64))
+
     def _rows_float32(self, rows: np.ndarray) -> np.ndarray:
         # np.take copies the rows 2-3x faster than fancy indexing (measured at 2,000 rows of 384).
         taken = np.take(self._matrix, rows, axis=0)

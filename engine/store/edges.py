@@ -24,6 +24,37 @@ def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
     return None if row is None else row[0]
 
 
+MAX_WALK = 100_000  # facts visited looking for a cycle; a real chain of versions is a handful
+
+
+def supersedes_reaches(db: sqlite3.Connection, start: int, goal: int) -> bool:
+    """Whether ``goal`` is ``start`` or one of its older versions (following supersedes edges new -> old)."""
+    seen, frontier = {start}, [start]
+    while frontier and len(seen) < MAX_WALK:
+        if goal in frontier:
+            return True
+        marks = ",".join("?" * len(frontier))
+        older = [row[0] for row in db.execute(
+            f"SELECT dst_id FROM edges WHERE type = 'supersedes' AND src_id IN ({marks})", frontier)]
+        frontier = [fact for fact in older if fact not in seen]
+        seen.update(frontier)
+    return goal in seen
+
+
+def supersedes_cycle(db: sqlite3.Connection, newer: int, older: int) -> str | None:
+    """Why ``newer`` may not supersede ``older`` (the versions would form a loop), else None.
+
+    Versions must stay a forest: "latest" walks newer edges to an end, and a loop has none.
+    The usual way to one is a decision undone and taken the other way: resolve keeping 1,
+    revert that, resolve keeping 2 (the first edge is permanent)."""
+    if newer == older:
+        return f"fact {newer} cannot supersede itself"
+    if supersedes_reaches(db, older, newer):
+        return (f"fact {newer} cannot supersede fact {older}: fact {older} already supersedes it (directly or "
+                f"through older versions), and versions may not form a loop; keep both, or archive fact {older}")
+    return None
+
+
 def version_edges(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[str, int, int, float, int | None, int]]:
     """(type, src, dst, created_at, plan id, edge id) of the supersedes, contradicts and related edges
     touching ``ids``."""

@@ -72,6 +72,7 @@ class Plan:
     note: str | None = None
     changes: ChangeRecord | None = None  # what applying it wrote; set by the apply, not stored with it
     reverted_by: int | None = None  # the applied plan that undid this one (read with it, never stored)
+    damaged: list[str] = field(default_factory=list)  # stored columns that did not parse; shown, never raised
 
     @property
     def applied(self) -> bool:
@@ -101,6 +102,7 @@ class Plan:
             "actor": self.actor, "counts": self.counts(), "note": self.note,
             "items": [it.to_dict(it.index in done) for it in self.items],
             "changes": None if self.changes is None else self.changes.to_dict(),
+            **({"damaged": self.damaged} if self.damaged else {}),
         }
 
 
@@ -128,15 +130,41 @@ def mark_plan(db: sqlite3.Connection, plan: Plan, status: str, at: float, note: 
     plan.status, plan.decided_at, plan.note = status, at, note
 
 
+def _stored_items(text: Any) -> tuple[list[PlanItem], str | None]:
+    try:
+        raw = json.loads(text)
+        if not isinstance(raw, list):
+            return [], "items is not a JSON list; shown empty"
+        return [PlanItem(**value) for value in raw], None
+    except (ValueError, TypeError):  # bad JSON, or an entry that is not an item's fields
+        return [], "items does not parse as plan items; shown empty"
+
+
+def _stored_applied(text: Any) -> tuple[dict[str, Any], str | None]:
+    if not text:
+        return {}, None
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return {}, "applied_items is not JSON; shown empty"
+    if not isinstance(value, dict) or not all(k.isdigit() and (v is None or type(v) is int)
+                                              for k, v in value.items()):
+        return {}, "applied_items is not an object of item numbers; shown empty"
+    return value, None
+
+
 def _plan_from_row(row: sqlite3.Row) -> Plan:
-    items = [PlanItem(**raw) for raw in json.loads(row["items"])]
-    applied = json.loads(row["applied_items"]) if row["applied_items"] else {}
+    """A plan from its row; a damaged items or applied_items column reads as empty and is named in
+    ``damaged`` (like a fact's), so one bad row cannot break a listing, a page or the app."""
+    items, items_problem = _stored_items(row["items"])
+    applied, applied_problem = _stored_applied(row["applied_items"])
     for item in items:
         if str(item.index) in applied:
             item.fact_id = applied[str(item.index)]
     return Plan(id=row["id"], kind=row["kind"], created_at=row["created_at"], actor=row["actor"],
                 status=row["status"], items=items, decided_at=row["decided_at"],
-                applied_indexes=sorted(int(k) for k in applied), note=row["note"])
+                applied_indexes=sorted(int(k) for k in applied), note=row["note"],
+                damaged=[p for p in (items_problem, applied_problem) if p])
 
 
 def load_plan(db: sqlite3.Connection, plan_id: int) -> Plan:
@@ -161,6 +189,7 @@ class PlanSummary:
     note: str | None
     applied_count: int | None = None  # items written, for an applied plan
     reverted_by: int | None = None  # the applied plan that undid this one
+    damaged: list[str] = field(default_factory=list)
 
     @property
     def writable(self) -> int:
@@ -177,7 +206,8 @@ class PlanSummary:
                 "created_at": format_time(self.created_at), "decided_at": format_time(self.decided_at),
                 "actor": self.actor, "counts": self.counts, "note": self.note,
                 "applied_count": self.applied_count, "partly_applied": self.partly_applied,
-                "reverted_by": self.reverted_by}
+                "reverted_by": self.reverted_by,
+                **({"damaged": self.damaged} if self.damaged else {})}
 
 
 def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 200) -> list[PlanSummary]:
@@ -187,9 +217,25 @@ def list_plans(db: sqlite3.Connection, status: str | None = None, limit: int = 2
                       f"CASE WHEN json_valid(applied_items) THEN (SELECT count(*) FROM json_each(applied_items)) "
                       f"END AS applied_count FROM plans {where} ORDER BY id DESC LIMIT ?", params + [limit]).fetchall()
     undone = reverts(db) if any(r["status"] == "applied" for r in rows) else {}
-    return [PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
-                        json.loads(r["summary"]), r["note"], r["applied_count"],
-                        undone.get(r["id"]) if r["status"] == "applied" else None) for r in rows]
+    summaries = []
+    for r in rows:
+        counts = _stored_counts(r["summary"])
+        summaries.append(PlanSummary(r["id"], r["kind"], r["status"], r["created_at"], r["decided_at"], r["actor"],
+                                     counts or {}, r["note"], r["applied_count"],
+                                     undone.get(r["id"]) if r["status"] == "applied" else None,
+                                     [] if counts is not None else ["summary is not counts by outcome; shown empty"]))
+    return summaries
+
+
+def _stored_counts(text: Any) -> dict[str, int] | None:
+    """The summary column (counts by outcome), or None when it is damaged."""
+    try:
+        value = json.loads(text)
+    except (ValueError, TypeError):
+        return None
+    if not isinstance(value, dict) or not all(isinstance(k, str) and type(v) is int for k, v in value.items()):
+        return None
+    return value
 
 
 def revert_note(plan_id: int) -> str:

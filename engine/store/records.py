@@ -207,6 +207,23 @@ def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarr
     return int(db.execute(f"INSERT INTO facts ({columns}) VALUES ({marks})", row).lastrowid)
 
 
+def exact_digest(data: bytes | str | None) -> str | None:
+    """SHA-256 of exact bytes (a fact's text as stored, a vector's BLOB), for the journal."""
+    if data is None:
+        return None
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass") if isinstance(data, str) else data).hexdigest()
+
+
+def written_state(values: dict[str, Any], vector: np.ndarray | None) -> dict[str, Any]:
+    """What a new fact's journal row records beside its content hash, so ``verify`` can replay the
+    fact from the journal alone: the mutable columns as written (tags, confidence, kind, triple) and
+    digests of the exact text and vector bytes (the content hash is over case-folded text)."""
+    return {"tags": list(values.get("tags") or []), "confidence": values.get("confidence"), "kind": values.get("kind"),
+            "triple": [values.get("subject"), values.get("predicate"), values.get("object")],
+            "text_sha256": exact_digest(values["text"]),
+            "vector_sha256": exact_digest(None if vector is None else np.asarray(vector, dtype=np.float32).tobytes())}
+
+
 def update_fact(db: sqlite3.Connection, fact_id: int, changes: dict[str, Any]) -> None:
     sets = ", ".join(f"{k} = :{k}" for k in changes)
     values = {k: (_to_json(v) if isinstance(v, (list, dict)) else v) for k, v in changes.items()}

@@ -29,3 +29,9 @@ def active_vectors(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> 
     query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id), length(text) FROM facts "
              "WHERE status = 'active' AND embedding_model = ? AND length(embedding) = ?")
     return db.execute(query, (model_id, vector_bytes))
+
+
+def active_ids_with_vectors(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> Iterator[int]:
+    """Ids of the active facts the index holds: those with a ``vector_bytes``-long vector of ``model_id``."""
+    return (r[0] for r in db.execute("SELECT id FROM facts WHERE status = 'active' AND embedding_model = ? "
+                                     "AND length(embedding) = ?", (model_id, vector_bytes)))

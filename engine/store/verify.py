@@ -1,7 +1,8 @@
 """``verify``: is this memory file intact, and has anything been changed behind MemLens's back?
 
-Five checks, each independent (one that cannot run is itself a problem, and the others
-still run): SQLite's own ``PRAGMA integrity_check`` (the file's pages and indexes), each
+Seven checks, each independent (one that cannot run is itself a problem, and the others
+still run): SQLite's own ``PRAGMA integrity_check`` (the file's pages and indexes), the
+protecting triggers all present, the tables against the journal's replay (``verify_replay``), each
 fact's ``content_hash`` against its text (the text is immutable, so a mismatch is an edit
 with the triggers dropped, or damage), the journal's hash chain (``journal_chain``), the
 full-text index against the facts (FTS5 ``integrity-check`` with content comparison), and the
@@ -18,13 +19,14 @@ from typing import Any, Callable, Iterable
 
 from engine.store.journal_chain import broken_links
 from engine.store.records import content_hash
+from engine.store.verify_replay import missing_triggers, replay_problems
 
 MAX_PER_CHECK = 100  # a badly damaged file would otherwise list every row
 
 
 @dataclass(frozen=True)
 class Problem:
-    check: str  # integrity, facts, journal, fts or imports
+    check: str  # integrity, triggers, facts, journal, replay, fts, imports or cache
     where: str | None
     message: str
 
@@ -98,9 +100,19 @@ def _imports(db: sqlite3.Connection) -> list[Problem]:
     return problems[:MAX_PER_CHECK]
 
 
+def _triggers(db: sqlite3.Connection) -> list[Problem]:
+    return [Problem("triggers", name, "a protecting trigger is missing (dropped?): rows it guards can be "
+                                      "changed or deleted unseen; re-create it from a fresh file's schema")
+            for name in missing_triggers(db)]
+
+
+def _replay(db: sqlite3.Connection) -> list[Problem]:
+    return [Problem("replay", where, message) for where, message in replay_problems(db)]
+
+
 CHECKS: tuple[tuple[str, Callable[[sqlite3.Connection], list[Problem]]], ...] = (
-    ("integrity", _integrity), ("facts", _facts), ("journal", _journal), ("fts", _fts),
-    ("imports", _imports))
+    ("integrity", _integrity), ("triggers", _triggers), ("facts", _facts), ("journal", _journal),
+    ("replay", _replay), ("fts", _fts), ("imports", _imports))
 
 
 # The full-text check is a write statement (FTS5 takes its commands as inserts): a read-only

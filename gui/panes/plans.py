@@ -267,7 +267,8 @@ class PlansPane(QWidget):
                 status += f", reverted by plan {plan.reverted_by}"
         self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
-                             f"{decided}" + (f"\n{plan.note}" if plan.note else ""))
+                             f"{decided}" + (f"\n{plan.note}" if plan.note else "")
+                             + "".join(f"\ndamaged: {problem}" for problem in plan.damaged))
 
     def _update_buttons(self) -> None:
         draft = self.plan is not None and self.plan.status == "draft" and not self.session.read_only

@@ -9,7 +9,7 @@ from engine import Memory
 from engine.faces.http import check_binding, create_app
 from engine.errors import MemLensError
 
-SECRET = "AKIAIOSFODNN7EXAMPLE"
+SECRET = "AKIAZ5QX3NV7RBK2TW4M"
 FACTS = ["The staging cluster runs 3 replicas of the ingest service behind nginx.",
          "Maya uses Neovim with the LazyVim distribution for all of her Python work."]
 

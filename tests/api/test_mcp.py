@@ -15,7 +15,7 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from engine import Memory, Settings
 
 ROOT = Path(__file__).resolve().parents[2]
-SECRET = "AKIAIOSFODNN7EXAMPLE"
+SECRET = "AKIAZ5QX3NV7RBK2TW4M"
 FACT = "Maya uses Neovim with the LazyVim distribution for all of her Python work."
 
 

@@ -115,7 +115,7 @@ def test_secret_is_rejected_without_echo(run, db_path: Path) -> None:
     (["absorb", "--scope", "galaxy", "text"], 2, "invalid choice"),
     (["absorb", "--kind", "rumour", "text"], 2, "invalid choice"),
     (["search"], 1, "QUERY"),
-    (["get", "abc"], 2, "invalid int"),
+    (["get", "abc"], 2, "digits 0-9"),
     (["get", "5"], 1, "no fact 5"),
     (["plan", "show", "9"], 1, "no plan 9"),
     (["plan", "apply", "1", "--only", "x,y"], 2, "comma-separated"),

@@ -17,7 +17,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from engine.faces.cli.options import add_output_options
+from engine.faces.cli.options import add_output_options, whole_number
 from engine import InvalidInput, MemLensError, PROFILE_FILES, PROFILE_MAX_FILE_CHARS, format_time
 from engine.faces import serialize
 from engine.faces.cli import render
@@ -30,7 +30,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
                                    "first call for a session freezes it; later calls print the same bytes.")
     p.add_argument("--session", metavar="ID", help="session id (required unless --preview)")
     p.add_argument("--query", metavar="TEXT", help="what the session is about (first call only)")
-    p.add_argument("--max-chars", type=int, metavar="N", help="size budget (default [memory] snapshot_max_chars)")
+    p.add_argument("--max-chars", type=whole_number, metavar="N", help="size budget (default [memory] snapshot_max_chars)")
     p.add_argument("--preview", action="store_true", help="show what a new session would get; store nothing")
     add_output_options(p)
     p.set_defaults(run=snapshot)
@@ -57,7 +57,7 @@ def add_agent(sub: argparse._SubParsersAction, parser_class: type) -> None:
                                    "Loopback by default; any other address needs a token (--token-env names the "
                                    "environment variable holding it).")
     p.add_argument("--host", help="address to listen on (default [http] host, 127.0.0.1)")
-    p.add_argument("--port", type=int, help="port (default [http] port, 8765)")
+    p.add_argument("--port", type=whole_number, help="port (default [http] port, 8765)")
     p.add_argument("--token-env", metavar="VAR", help="environment variable with the bearer token")
     p.set_defaults(run=serve)
 

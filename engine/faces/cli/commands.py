@@ -21,6 +21,7 @@ from engine import (Clock, ImportRun, InvalidInput, MAX_INPUT_BYTES, Memory, Sea
 from engine.faces import serialize
 from engine.faces.cli import render
 from engine.faces.cli.interrupt import EXIT_INTERRUPTED, line_progress, stop_between_chunks
+from engine.faces.cli.options import whole_number
 
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_SOME_REFUSED = 0, 1, 2, 3
@@ -39,8 +40,8 @@ class Context:
 def index_list(value: str) -> list[int]:
     """argparse type for ``--only 1,3``."""
     try:
-        indexes = [int(part) for part in value.split(",") if part.strip()]
-    except ValueError:
+        indexes = [whole_number(part.strip()) for part in value.split(",") if part.strip()]
+    except argparse.ArgumentTypeError:
         raise argparse.ArgumentTypeError(f"expected comma-separated item numbers, got {value[:40]!r}") from None
     if not indexes or min(indexes) < 0:
         raise argparse.ArgumentTypeError("expected item numbers such as 1,3")

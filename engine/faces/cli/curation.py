@@ -10,7 +10,7 @@ from engine import LINK_TYPES, format_time
 from engine.faces import serialize
 from engine.faces.cli import render
 from engine.faces.cli.commands import Context, iso_time, report_plan
-from engine.faces.cli.options import add_output_options, add_write_options
+from engine.faces.cli.options import add_output_options, add_write_options, whole_number
 
 
 def _keep(value: str) -> int | str:
@@ -30,27 +30,27 @@ def add_curation(sub: argparse._SubParsersAction, parser_class: type[argparse.Ar
     q = acts.add_parser("version", help="a new version of an active fact (the old one becomes superseded)",
                         description="Write TEXT as the new version of fact ID. It keeps the fact's scope, kind, "
                                     "tags, source, entities and relations.")
-    q.add_argument("id", type=int, help="the fact id")
+    q.add_argument("id", type=whole_number, help="the fact id")
     q.add_argument("text", help="the new text")
     q.add_argument("--reason", help="why (kept in the plan and the journal)")
     q.set_defaults(run=lambda ctx, args: _act(ctx, args, lambda m: m.version_fact(
         args.id, args.text, reason=args.reason, dry_run=args.dry_run)))
     q = acts.add_parser("archive", help="archive an active fact (it stays readable)",
                         description="Archive fact ID: search skips it, every read mode still shows it.")
-    q.add_argument("id", type=int, help="the fact id")
+    q.add_argument("id", type=whole_number, help="the fact id")
     q.add_argument("--reason", help="why (kept in the plan and the journal)")
     q.set_defaults(run=lambda ctx, args: _act(ctx, args, lambda m: m.archive_fact(
         args.id, reason=args.reason, dry_run=args.dry_run)))
     q = acts.add_parser("tag", help="add or remove tags", description="Add and remove tags of fact ID.")
-    q.add_argument("id", type=int, help="the fact id")
+    q.add_argument("id", type=whole_number, help="the fact id")
     q.add_argument("--add", action="append", default=[], metavar="TAG", help="a tag to add (repeatable)")
     q.add_argument("--remove", action="append", default=[], metavar="TAG", help="a tag to remove (repeatable)")
     q.set_defaults(run=lambda ctx, args: _act(ctx, args, lambda m: m.tag_fact(
         args.id, add=args.add, remove=args.remove, dry_run=args.dry_run)))
     q = acts.add_parser("link", help="link two active facts as contradicting or related",
                         description="Add a contradicts or related edge from fact ID to fact OTHER.")
-    q.add_argument("id", type=int, help="the fact id")
-    q.add_argument("other", type=int, help="the other fact id")
+    q.add_argument("id", type=whole_number, help="the fact id")
+    q.add_argument("other", type=whole_number, help="the other fact id")
     q.add_argument("--type", required=True, choices=LINK_TYPES, help="the edge type")
     q.add_argument("--reason", help="why (kept in the plan and the journal)")
     q.set_defaults(run=lambda ctx, args: _act(ctx, args, lambda m: m.link_facts(
@@ -62,15 +62,15 @@ def add_curation(sub: argparse._SubParsersAction, parser_class: type[argparse.Ar
     p = sub.add_parser("contradictions", help="the open contradicting pairs, and resolving one",
                        description="List the open contradictions (both facts active, not settled), oldest first; "
                                    "'resolve' settles one.")
-    p.add_argument("--limit", type=int, default=1000, help="at most this many pairs (default 1000)")
+    p.add_argument("--limit", type=whole_number, default=1000, help="at most this many pairs (default 1000)")
     add_output_options(p)
     p.set_defaults(run=_contradictions)
     acts = p.add_subparsers(dest="act", metavar="ACT", parser_class=parser_class)
     q = acts.add_parser("resolve", help="keep one fact of an open pair, or both",
                         description="Settle the contradiction between ID and OTHER: --keep one of them (the other "
                                     "becomes its superseded older version) or --keep both (both hold).")
-    q.add_argument("id", type=int, help="one fact of the pair")
-    q.add_argument("other", type=int, help="the other fact")
+    q.add_argument("id", type=whole_number, help="one fact of the pair")
+    q.add_argument("other", type=whole_number, help="the other fact")
     q.add_argument("--keep", required=True, type=_keep, metavar="ID|OTHER|both", help="what stays current")
     q.add_argument("--reason", help="why (kept in the plan and the journal)")
     add_write_options(q)
@@ -81,7 +81,7 @@ def add_curation(sub: argparse._SubParsersAction, parser_class: type[argparse.Ar
     p = sub.add_parser("timeline", help="a fact's versions and open contradictions, now or as of a time",
                        description="Replay fact ID's version chain from recorded times: which version was "
                                    "current and which contradictions were open at --as-of (default now).")
-    p.add_argument("id", type=int, help="the fact id")
+    p.add_argument("id", type=whole_number, help="the fact id")
     p.add_argument("--as-of", type=iso_time, help="an ISO-8601 time (default now)")
     add_output_options(p)
     p.set_defaults(run=_timeline)
@@ -92,7 +92,7 @@ def add_plan_revert(actions: argparse._SubParsersAction) -> None:
                            description="Undo applied plan ID by new records: facts it added are archived, facts it "
                                        "retired become active again, tags go back, contradictions it recorded are "
                                        "settled. Itself a plan, applied unless --dry-run.")
-    q.add_argument("id", type=int, help="the applied plan's id")
+    q.add_argument("id", type=whole_number, help="the applied plan's id")
     add_write_options(q)
     add_output_options(q)
     q.set_defaults(run=lambda ctx, args: _act(ctx, args, lambda m: m.revert_plan(args.id, dry_run=args.dry_run)))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any, Sequence
 
-from engine.faces.cli.options import add_output_options
+from engine.faces.cli.options import add_output_options, whole_number
 from engine import ENTITY_TYPES, MAX_HOPS, walk_text
 from engine.faces import serialize
 from engine.faces.cli.render import emit_json
@@ -20,7 +20,7 @@ def add_graph(sub: argparse._SubParsersAction, parser_class: type) -> None:
                            description="Entities within --hops relations (either direction) of NAME.")
     q.add_argument("name", help="entity name or type:name")
     q.add_argument("--type", choices=ENTITY_TYPES, help="the entity type of NAME")
-    q.add_argument("--hops", type=int, default=1, help=f"1-{MAX_HOPS} (default 1)")
+    q.add_argument("--hops", type=whole_number, default=1, help=f"1-{MAX_HOPS} (default 1)")
     _common(q, neighbors)
     q = actions.add_parser("query", help="follow a typed path pattern of up to 4 steps",
                            description="From START, follow each STEP: 'works_at' forwards, '<works_at' backwards, "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from engine.faces.cli.options import add_output_options, add_write_options
+from engine.faces.cli.options import add_output_options, add_write_options, whole_number
 from engine.faces import serialize
 from engine.faces.cli import render
 
@@ -32,7 +32,7 @@ def add_housekeeping(sub: argparse._SubParsersAction) -> None:
                                    "--min-cluster facts gets one LLM call proposing at most 2 derived facts. "
                                    "Without an [llm] configured every cluster is reported skipped and nothing "
                                    "changes. A plan, applied unless --dry-run.")
-    p.add_argument("--min-cluster", type=int, default=3, metavar="N", help="smallest cluster to abstract (default 3)")
+    p.add_argument("--min-cluster", type=whole_number, default=3, metavar="N", help="smallest cluster to abstract (default 3)")
     _common(p, abstract)
 
 

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 from typing import NoReturn, Sequence
 
-from engine.faces.cli.options import add_output_options, add_write_options
+from engine.faces.cli.options import add_output_options, add_write_options, whole_number
 from engine import (IMPORT_FORMATS, KINDS, MemLensError, READ_MODES, SCOPES, STATUSES, config_path_for,
                     default_memory_path, fixed_clock, load_settings, system_clock)
 from engine.faces.cli import commands
@@ -58,7 +58,7 @@ def _add_search(sub: argparse._SubParsersAction) -> None:
                        description="Search facts; every hit shows its cosine, BM25 and freshness parts.")
     p.add_argument("query", nargs="?", help="the question or keywords")
     p.add_argument("--batch", metavar="PATH|-", help='JSONL of {"qid", "query"}; prints one JSONL line per query')
-    p.add_argument("--top-k", type=int, default=10, help="number of results (default 10)")
+    p.add_argument("--top-k", type=whole_number, default=10, help="number of results (default 10)")
     p.add_argument("--scope", choices=SCOPES, help="only this scope")
     p.add_argument("--kind", choices=KINDS, help="only this kind")
     p.add_argument("--status", action="append", choices=STATUSES,
@@ -74,20 +74,20 @@ def _add_search(sub: argparse._SubParsersAction) -> None:
 def _add_reading(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("get", help="read a fact by id: active, latest version, or full history",
                        description="Read a fact by id in one of three modes.")
-    p.add_argument("id", type=int, help="fact id")
+    p.add_argument("id", type=whole_number, help="fact id")
     p.add_argument("--mode", choices=READ_MODES, default="active",
                    help="active (the record if current), latest (newest version), full_history (every version)")
     add_output_options(p)
     p.set_defaults(run=commands.get)
     p = sub.add_parser("history", help="every version of a fact, oldest first, with contradictions",
                        description="Same as 'get ID --mode full_history'.")
-    p.add_argument("id", type=int, help="fact id")
+    p.add_argument("id", type=whole_number, help="fact id")
     add_output_options(p)
     p.set_defaults(run=commands.history, mode="full_history")
     p = sub.add_parser("journal", help="the audit trail: every change, newest last",
                        description="List journal entries, optionally for one fact.")
-    p.add_argument("--fact", type=int, help="only entries about this fact id")
-    p.add_argument("--limit", type=int, default=50, help="number of entries (default 50)")
+    p.add_argument("--fact", type=whole_number, help="only entries about this fact id")
+    p.add_argument("--limit", type=whole_number, default=50, help="number of entries (default 50)")
     p.add_argument("--follow", action="store_true",
                    help="then keep printing each new entry as any process writes it (one JSON line each "
                         "with --json) until interrupted")
@@ -111,7 +111,7 @@ def _add_plans(sub: argparse._SubParsersAction) -> None:
                                 ("apply", "apply a draft plan (or --only some items)", commands.plan_apply),
                                 ("discard", "mark a draft plan discarded; nothing else changes", commands.plan_discard)):
         q = actions.add_parser(name, help=helptext, description=helptext[0].upper() + helptext[1:] + ".")
-        q.add_argument("id", type=int, help="plan id")
+        q.add_argument("id", type=whole_number, help="plan id")
         if name == "apply":
             q.add_argument("--only", type=commands.index_list, help="comma-separated item indexes, e.g. 1,3")
         add_output_options(q)

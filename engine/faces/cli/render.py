@@ -44,12 +44,14 @@ def _item_detail(it: Any) -> str | None:
 def plan_text(plan: Plan, dry_run: bool) -> None:
     counts = ", ".join(f"{n} {outcome}" for outcome, n in sorted(plan.counts().items()))
     state = {"draft": "dry run, nothing written" if dry_run else "draft",
-             "applied": "applied", "refused": "refused", "discarded": "discarded"}[plan.status]
+             "applied": "applied", "refused": "refused", "discarded": "discarded"}.get(plan.status, plan.status)
     if plan.partly_applied:
         state = f"partly applied: items {', '.join(map(str, plan.applied_indexes))}"
     if plan.reverted_by is not None:
         state += f", reverted by plan {plan.reverted_by}"
     print(f"plan {plan.id if plan.id is not None else '-'} ({plan.kind}, {state}): {len(plan.items)} items: {counts}")
+    for problem in plan.damaged:
+        print(f"  damaged: {problem}")
     width = _width() - 58
     print(f"  {'#':>3}  {'outcome':<10} {'fact':>6} {'target':>7} {'sim':>5}  {'by':<10} reason / text")
     for it in plan.items:
@@ -93,17 +95,27 @@ def search_results(hits: list[Hit], as_json: bool, timing: Any = None) -> None:
               f"total {timing.total_ms:.1f} ms)")
 
 
+_LINE_BREAKS = str.maketrans({ch: f"\\x{ord(ch):02x}" for ch in (*map(chr, range(32)), "\x7f", "\x85")}
+                             | {"\u2028": "\\u2028", "\u2029": "\\u2029"})
+
+
+def _one_line(value: object) -> str:
+    """A single-line field as it is printed: a line break a file holds from before it was refused
+    (or written by hand) is shown escaped, so it cannot forge the report's next lines."""
+    return str(value).translate(_LINE_BREAKS)
+
+
 def _fact_lines(fact: Fact) -> Iterable[str]:
     yield f"fact {fact.id} [{fact.status}] {fact.scope}/{fact.kind}  created {format_time(fact.created_at)}"
     yield f"  {fact.text}"
     if fact.subject:
-        yield f"  triple: {fact.subject} / {fact.predicate} / {fact.object}"
+        yield f"  triple: {_one_line(fact.subject)} / {_one_line(fact.predicate)} / {_one_line(fact.object)}"
     yield (f"  confidence {fact.confidence:.2f}, reinforced {fact.reinforcement_count}x "
            f"(last {format_time(fact.last_reinforced)}), accessed {fact.access_count}x")
     if fact.tags:
-        yield f"  tags: {', '.join(fact.tags)}"
+        yield f"  tags: {', '.join(map(_one_line, fact.tags))}"
     if fact.sources:
-        yield f"  sources: {', '.join(fact.sources)}"
+        yield f"  sources: {', '.join(map(_one_line, fact.sources))}"
 
 
 def reading(result: Reading, as_json: bool) -> None:
@@ -164,7 +176,8 @@ def plan_list(plans: list[PlanSummary], as_json: bool) -> None:
     for p in plans:
         counts = ", ".join(f"{n} {o}" for o, n in sorted(p.counts.items()))
         undone = f"  (reverted by plan {p.reverted_by})" if p.reverted_by is not None else ""
-        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}{undone}")
+        damaged = f"  [damaged: {'; '.join(p.damaged)}]" if p.damaged else ""
+        print(f"{p.id:>5} {p.kind:<8} {p.status:<9} {format_time(p.created_at)}  {counts}{undone}{damaged}")
 
 
 def plan_or_json(plan: Plan, as_json: bool, dry_run: bool = False) -> None:
