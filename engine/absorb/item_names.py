@@ -17,6 +17,7 @@ EXCERPT_CHARS = 60
 _TOKEN_RUN = re.compile(r"[A-Za-z0-9_+/=.~:|@-]{16,}")
 _NOT_A_WORD = re.compile(r"[0-9_+/=~|@:]|[a-z][A-Z]")
 HIDDEN = "‹hidden›"
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def item_name(index: int, line: int | None) -> str:
@@ -29,7 +30,9 @@ def safe_excerpt(value: Any) -> str:
     text = value.get("text") if isinstance(value, dict) else value
     if not isinstance(text, str) or not text.strip():
         return ""
-    text = text[:4 * EXCERPT_CHARS]  # enough to read; the scan never runs over a huge text
+    # Enough to read (the scan never runs over a huge text); a lone surrogate, which is what made the
+    # item refused, cannot be stored or printed as UTF-8, so it shows as U+FFFD.
+    text = _LONE_SURROGATE.sub("\ufffd", text[:4 * EXCERPT_CHARS])
     pieces, at = [], 0
     for finding in find_secrets(text):
         pieces += [text[at:finding.start], HIDDEN]

@@ -19,7 +19,7 @@ pytest.importorskip("agent.memory_manager", reason="hermes-agent is not installe
 from agent.memory_manager import MemoryManager  # noqa: E402
 from plugins.memory import discover_memory_providers, load_memory_provider  # noqa: E402
 
-SECRET = "AKIAIOSFODNN7EXAMPLE"
+SECRET = "AKIAZ5QX3NV7RBK2TW4M"  # not AWS's documented example key, which passes as a look-alike
 BEFORE = "Lena works at Brightline Labs."
 AFTER = "Lena now works at Corvid Systems."
 DEADLINE = 120  # seconds for the manager's background writes to land
