@@ -18,7 +18,7 @@ ids dealt round-robin within each question type); fold k of every shape is held
 out together, and a variant is chosen on the other folds by mean recall@5 over the
 shapes among those lowering no shape's training recall@5 below the baseline's.
 
-    python -m benchmarks.ranking_replay [--cache /tmp/retrieval-cache] [--folds 3]
+    python -m benchmarks.ranking_replay [--cache /tmp/retrieval-cache] [--folds 3] [--shapes turns,...,lme]
 """
 
 from __future__ import annotations
@@ -267,14 +267,19 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
         full[m] = (cw * cos + bw * text[m]) * fresh
         if reply > 0:
             full *= reply_factor
-        if own_voice > 0 and (p.about_self[k] if _get(v, "voice_gate") else p.q_first[k] > 0):
-            full *= 1 + own_voice * np.clip((p.first - p.second) * _get(v, "voice_scale", 10), -1, 1)
+        voiced = own_voice > 0 and (p.about_self[k] if _get(v, "voice_gate", 1) else p.q_first[k] > 0)
+        gain = borrow_gain
+        if voiced:
+            fact_voice = np.clip((p.first - p.second) * _get(v, "voice_scale", 10), -1, 1)
+            full *= 1 + own_voice * fact_voice
+            # A text speaking to the asker borrows less from its neighbours (the statement it answers).
+            gain = borrow_gain * (1 - _get(v, "voice_borrow") * np.maximum(0.0, -fact_voice))
         score = full.copy()
         if ctx_w > 0:
             lent = full * lend_gain
             lent_b = np.where(p.before >= 0, lent[np.maximum(p.before, 0)], 0.0)
             lent_a = np.where(p.after >= 0, lent[np.maximum(p.after, 0)], 0.0)
-            score = full + ctx_w * borrow_gain * np.maximum(lent_b, lent_a)
+            score = full + ctx_w * gain * np.maximum(lent_b, lent_a)
         sub = score[m]
         top = m[np.argsort(-sub, kind="stable")[:top_k]]
         runs.append(list(dict.fromkeys(shape.ids[i] for i in top)))
@@ -322,18 +327,49 @@ def by_category(shape: Shape, values: np.ndarray) -> dict[str, tuple[int, float]
     return {c: (len(vs), round(float(np.mean(vs)), 3)) for c, vs in sorted(groups.items())}
 
 
+def variant_grid() -> dict[str, Variant]:
+    """The variants ``main`` chooses among: the shipped formula; the voice part (engine/search/voice.py) at
+    several weights, with and without texts speaking to the asker borrowing less context; the context
+    part lowered or off; a long text borrowing less context (``borrow_length``); a long reply in the
+    second person discounted (``reply_discount``)."""
+    grid: dict[str, Variant] = {"baseline": dict(BASELINE)}
+    for weight in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8):
+        for borrow in (0.0, 0.5, 1.0):
+            grid[f"voice_weight={weight},voice_borrow={borrow}"] = {"own_voice": weight, "voice_borrow": borrow}
+    for weight in (0.0, 0.15):
+        grid[f"context_weight={weight}"] = {"context_weight": weight}
+    for length in (300, 1000):
+        grid[f"borrow_length={length}"] = {"borrow_length": length}
+    for discount in (0.2, 0.4):
+        grid[f"reply_discount={discount}"] = {"reply_discount": discount, "reply_from": 1000, "reply_span": 1500,
+                                              "reply_needs_voice": 1}
+    return grid
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", default="/tmp/retrieval-cache")
     parser.add_argument("--shapes", default=",".join(SHAPES))
+    parser.add_argument("--folds", type=int, default=3)
     args = parser.parse_args()
     shapes = load_shapes(Path(args.cache), tuple(args.shapes.split(",")))
     prepared = [prepare(s) for s in shapes]
-    for p in prepared:
-        base = recalls(p.shape, rank(p, BASELINE))
+    grid = variant_grid()
+    found = cross_validate(prepared, grid, args.folds)
+    print(f"{'recall@5 (all questions)':<44}" + "".join(f"{p.shape.name:>12}" for p in prepared))
+    for name, per_shape in found["per_variant"].items():
+        print(f"{name:<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in per_shape))
+    print("folds chose: " + ", ".join(f"fold {f}: {c}" for f, c in enumerate(found["choices"])))
+    print(f"{'held out (pooled over folds)':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in found["held_out"]))
+    base = found["per_variant"]["baseline"]
+    print(f"{'baseline, same questions':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in base))
+    for p, held, before in zip(prepared, found["held_out"], base):
         bm = recalls(p.shape, bm25_runs(p.shape))
-        print(json.dumps({"shape": p.shape.name, "facts": len(p.shape.ids), "questions": len(p.shape.questions),
-                          "baseline_recall@5": round(float(base.mean()), 4), "bm25_recall@5": round(float(bm.mean()), 4)}))
+        print(f"\n{p.shape.name}: recall@5 by category (n, baseline, held out, BM25 alone)")
+        cats_before, cats_held, cats_bm = (by_category(p.shape, x) for x in (before, held, bm))
+        for cat in cats_before:
+            print(f"  {cat:<28}{cats_before[cat][0]:>5}{cats_before[cat][1]:>9}{cats_held[cat][1]:>9}{cats_bm[cat][1]:>9}")
+        print(f"  {'ALL':<28}{len(held):>5}{float(before.mean()):>9.3f}{float(held.mean()):>9.3f}{float(bm.mean()):>9.3f}")
 
 
 if __name__ == "__main__":
