@@ -275,11 +275,13 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
             # A text speaking to the asker borrows less from its neighbours (the statement it answers).
             gain = borrow_gain * (1 - _get(v, "voice_borrow") * np.maximum(0.0, -fact_voice))
         score = full.copy()
-        if ctx_w > 0:
+        # The context part for a question about the asker: lent mostly by the asker's statement to the reply.
+        ctx_q = v.get("self_context", ctx_w) if p.about_self[k] else ctx_w
+        if ctx_q > 0:
             lent = full * lend_gain
             lent_b = np.where(p.before >= 0, lent[np.maximum(p.before, 0)], 0.0)
             lent_a = np.where(p.after >= 0, lent[np.maximum(p.after, 0)], 0.0)
-            score = full + ctx_w * gain * np.maximum(lent_b, lent_a)
+            score = full + ctx_q * gain * np.maximum(lent_b, lent_a)
         sub = score[m]
         top = m[np.argsort(-sub, kind="stable")[:top_k]]
         runs.append(list(dict.fromkeys(shape.ids[i] for i in top)))
@@ -338,6 +340,9 @@ def variant_grid() -> dict[str, Variant]:
             grid[f"voice_weight={weight},voice_borrow={borrow}"] = {"own_voice": weight, "voice_borrow": borrow}
     for weight in (0.0, 0.15):
         grid[f"context_weight={weight}"] = {"context_weight": weight}
+        grid[f"self_context={weight}"] = {"self_context": weight}
+        for voice in (0.3, 0.5, 0.6, 0.8):
+            grid[f"voice_weight={voice},self_context={weight}"] = {"own_voice": voice, "self_context": weight}
     for length in (300, 1000):
         grid[f"borrow_length={length}"] = {"borrow_length": length}
     for discount in (0.2, 0.4):

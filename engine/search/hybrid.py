@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -36,7 +36,7 @@ from engine.store.records import Fact, fact_columns, load_facts
 from engine.search.context import context_gains, context_of, lookup
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
-from engine.search.voice import voice_factors
+from engine.search.voice import asks_about_self, voice_factors
 
 
 @dataclass
@@ -454,6 +454,10 @@ class Searcher:
         return cos, scored
 
     def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
+        if self.limits.voice_weight > 0 and asks_about_self(query):
+            # A question about the asker takes no context: what a statement lends goes to the reply beside
+            # it, which speaks to the asker and holds the answer far less often (engine/search/voice.py).
+            self.limits = replace(self.limits, context_weight=0.0)
         if filters.narrows:
             found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
             rows, ranked = self.index.rows_or_missing(found), len(found)

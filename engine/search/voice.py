@@ -9,7 +9,10 @@ question's topic as well or better, so without this it outranks the statement
 that holds the answer. For such a question a fact's score is multiplied by
 ``1 + voice_weight · clip(voice_scale · (first − second), −1, 1)`` where *first*
 and *second* are the shares of first- and second-person words in the fact: a
-statement in the first person gains, a text speaking to "you" loses. A question
+statement in the first person gains, a text speaking to "you" loses. Such a
+question also takes no context part (``context_weight``, engine/search/context.py):
+in a chat, what the asker's matching statement lends goes to the reply beside it,
+which is how long replies outranked the statements they answer. A question
 that addresses someone ("what did you recommend?", "can you remind me...") asks
 for what was said to the asker, and one with no person words (a third-person
 question about someone named, as in LoCoMo) is about nobody in particular: both

@@ -21,3 +21,11 @@ def test_explanation_adds_up_to_the_score(memory: Memory) -> None:
     line = explain(hit, 1, 0.7, 0.3, weight)
     assert f"score {hit.score:.3f}" in line and f"cosine {hit.cosine:.3f}" in line
     assert abs((0.7 * hit.cosine + 0.3 * hit.bm25) * hit.freshness + weight * hit.context - hit.score) < 1e-6
+
+
+def test_explanation_names_the_voice_factor_when_it_applies(memory: Memory) -> None:
+    memory.absorb(["I adopted a beagle puppy and named her Luna."])
+    hit = memory.search("puppy", top_k=1)[0]
+    assert "voice" not in explain(hit, 1, 0.7, 0.3)  # a factor of 1 is not shown
+    hit.voice = 1.25
+    assert "× voice 1.25" in explain(hit, 1, 0.7, 0.3)

@@ -62,6 +62,8 @@ def test_a_short_statement_outranks_a_long_reply_on_its_topic(db_path, clock, em
     statement = next(h for h in after if h.fact.text == STATEMENT)
     reply = next(h for h in after if h.fact.text == REPLY)
     assert statement.voice > 1 > reply.voice
+    # No context for a question about the asker: the statement's score is not lent to the reply beside it.
+    assert all(h.context == 0 for h in after) and any(h.context > 0 for h in before)
 
 
 @pytest.mark.parametrize("question", ["What tips did you give me for my new puppy?",
