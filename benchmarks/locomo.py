@@ -28,7 +28,7 @@ pack run writes its remapped questions to a temporary folder).
                                 [--bm25-power 1,2]  (comma lists sweep)
                                 [--pack-chars 0,2500] [--observations] [--mixed 2500]
                                 [--combine mean,first,first+mean]
-                                [--folds 3] [--cache /tmp/recall]
+                                [--folds 3] [--cache /tmp/recall] [--vector-cache /tmp/retrieval-cache]
 
 With ``--folds N`` the swept variants are chosen honestly: conversations are
 dealt into N folds; for each fold the variant with the best recall@5 on the
@@ -185,7 +185,7 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "context_weight": settings.memory.context_weight,
                      "context_length": settings.memory.context_length,
                      "text_match_budget": settings.memory.text_match_budget,
-                     "bm25_power": settings.memory.bm25_power},
+                     "bm25_power": settings.memory.bm25_power, "voice_weight": settings.memory.voice_weight},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
         "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3)
         if timings["absorb_ms_per_turn"] else None,  # None: stores cached before their timings were kept
@@ -413,7 +413,8 @@ def variant_label(settings: Settings) -> str:
     default, memory = Settings().memory, settings.memory
     changed = [f"{name}={getattr(memory, name)}" for name in
                ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
-                "context_length", "text_match_budget", "bm25_power") if getattr(memory, name) != getattr(default, name)]
+                "context_length", "text_match_budget", "bm25_power", "voice_weight")
+               if getattr(memory, name) != getattr(default, name)]
     return ",".join(changed) or "defaults"
 
 
@@ -468,6 +469,8 @@ def main() -> None:
                              "over [memory] (default: the current defaults)")
     parser.add_argument("--combine", default="mean",
                         help=f"comma list of how a long text's windows make its vector: {', '.join(COMBINE)}")
+    parser.add_argument("--vector-cache", default="",
+                        help="folder of embeddings kept between runs (benchmarks.vector_cache), e.g. /tmp/retrieval-cache")
     args = parser.parse_args()
     if not (EVAL_DIR / "turns.jsonl").is_file():
         print(f"LoCoMo data not found at {EVAL_DIR}; skipped")
@@ -484,6 +487,10 @@ def main() -> None:
         + [f"mixed{n}" for n in args.mixed]
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
+        if args.vector_cache:
+            from benchmarks.vector_cache import CachedEmbedder
+
+            embedder = CachedEmbedder(embedder, Path(args.vector_cache))
         if args.folds:
             _print_folds(variants, args.folds, args.top_k, shapes, embedder, cache,
                          _baseline(args.baseline, defaults))

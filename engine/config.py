@@ -90,6 +90,14 @@ class MemorySettings:
     # 0.635, 2,500-char packs 0.852 / 0.854 / 0.849; README "Recall, held out"). Powers 3-4, 0.5 and
     # saturating x / (x + k) forms measured lower.
     bm25_power: float = 1.5
+    # For a question in the first person that addresses no one ("where do I work now?"), a fact's score is
+    # multiplied by 1 + voice_weight x its voice (-1 speaking to "you" .. 1 in the first person) and the
+    # context part is off, so the asker's own short statement is not outranked by a long reply on its
+    # topic (engine/search/voice.py). 0: off. 0.6 chosen by 3-fold cross-validation over LoCoMo's four
+    # shapes and LongMemEval's pooled development half (benchmarks.ranking_replay; docs/benchmarks.md
+    # "One long pooled memory"): pooled recall@5 0.515 -> 0.655 held out; LoCoMo's questions name no
+    # person, so its four shapes rank exactly as before.
+    voice_weight: float = 0.6
     rerank: bool = False
     # A vector index of at least this many rows is saved beside the memory file
     # (``<file>.vector-cache``) and loaded from there on the next open instead of rebuilt (0: never).
@@ -167,7 +175,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
         "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
-        "context_weight",
+        "context_weight", "voice_weight",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sqlite3
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 import numpy as np
@@ -36,6 +36,7 @@ from engine.store.records import Fact, fact_columns, load_facts
 from engine.search.context import context_gains, context_of, lookup
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
+from engine.search.voice import asks_about_self, voice_factors
 
 
 @dataclass
@@ -224,11 +225,14 @@ class Hit:
     effective_confidence: float
     # The best batch neighbour's own score; ``score`` adds it times ``context_weight``.
     context: float = 0.0
+    # What the base score was multiplied by for who speaks in the fact (engine/search/voice.py; 1: nothing).
+    voice: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         f = self.fact
         return {"id": f.id, "text": f.text, "score": round(self.score, 4), "cosine": round(self.cosine, 4),
                 "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4), "context": round(self.context, 4),
+                "voice": round(self.voice, 4),
                 "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
                 "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
                 "created_at": format_time(f.created_at), "sources": f.sources,
@@ -328,11 +332,16 @@ class Searcher:
         rows, text = rows[active], text[active]
         return TextMatches(rows, bm25_parts(text, self.limits.bm25_power))
 
-    def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float) -> tuple[np.ndarray, ...]:
-        """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows."""
+    def _base(self, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float,
+              voiced: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
+        """(base score, freshness, effective confidence) from cosines, BM25 parts and index meta rows, times
+        each fact's voice factor when the query asks about the asker (``voice_factors``; before context, so
+        a reply lends and borrows its discounted score)."""
         days = age_days(now, meta[:, 0])
         fresh = freshness(days, self.limits.freshness_rate, self.limits.freshness_floor)
         base = (self.limits.cosine_weight * np.maximum(0.0, cos) + self.limits.bm25_weight * text) * fresh
+        if voiced is not None:
+            base = base * voiced
         return base, fresh, effective_confidence(meta[:, 1], meta[:, 2], days)
 
     def _active(self, text: TextMatches, query_vector: np.ndarray, now: float, top_k: int,
@@ -404,9 +413,9 @@ class Searcher:
         return found, cos, text, meta
 
     def _scores(self, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray, now: float,
-                ranked: int) -> tuple[np.ndarray, ...]:
+                ranked: int, voiced: np.ndarray | None = None) -> tuple[np.ndarray, ...]:
         """(base, freshness, effective confidence, context, score); rows past ``ranked`` only lend context."""
-        base, fresh, effective = self._base(meta, cos, text, now)
+        base, fresh, effective = self._base(meta, cos, text, now, voiced)
         context = (context_of(self.index, rows, base, self.limits.context_length) if self.limits.context_weight > 0
                    else np.zeros(len(rows)))
         score = base + self.limits.context_weight * context
@@ -421,7 +430,8 @@ class Searcher:
         most ``(1 + context_weight) · cosine_weight · error``: only facts within
         twice that of the k-th score can change places with it.
         """
-        slack = 2 * (1 + self.limits.context_weight) * self.limits.cosine_weight * self.index.error
+        slack = 2 * (1 + self.limits.context_weight) * (1 + self.limits.voice_weight) * self.limits.cosine_weight \
+            * self.index.error
         kth = np.sort(score)[-min(top_k, len(score))]
         near = np.flatnonzero(score >= kth - slack)
         if self.limits.context_weight > 0:
@@ -441,16 +451,21 @@ class Searcher:
         return cos
 
     def _ranked(self, found: np.ndarray, rows: np.ndarray, meta: np.ndarray, cos: np.ndarray, text: np.ndarray,
-                now: float, ranked: int, top_k: int, query_vector: np.ndarray) -> tuple[np.ndarray, tuple]:
+                now: float, ranked: int, top_k: int, query_vector: np.ndarray,
+                voiced: np.ndarray | None = None) -> tuple[np.ndarray, tuple]:
         """(cosines, (base, freshness, effective confidence, context, score)), exact near the top k."""
         cos = np.maximum(0.0, cos)
-        scored = self._scores(rows, meta, cos, text, now, ranked)
+        scored = self._scores(rows, meta, cos, text, now, ranked, voiced)
         if self.index.error > 0:
             cos = self._exact_near_top(found, rows, cos, scored[-1], top_k, query_vector)
-            scored = self._scores(rows, meta, cos, text, now, ranked)
+            scored = self._scores(rows, meta, cos, text, now, ranked, voiced)
         return cos, scored
 
     def search(self, query: str, query_vector: np.ndarray, top_k: int, filters: SearchFilters, now: float) -> list[Hit]:
+        if self.limits.voice_weight > 0 and asks_about_self(query):
+            # A question about the asker takes no context: what a statement lends goes to the reply beside
+            # it, which speaks to the asker and holds the answer far less often (engine/search/voice.py).
+            self.limits = replace(self.limits, context_weight=0.0)
         if filters.narrows:
             found, cos, text, meta = self._filtered_candidates(query, query_vector, filters)
             rows, ranked = self.index.rows_or_missing(found), len(found)
@@ -460,7 +475,8 @@ class Searcher:
             found, meta = self.index.ids[rows], self.index.meta[rows]
         if len(found) == 0:
             return []
-        cos, scored = self._ranked(found, rows, meta, cos, text, now, ranked, top_k, query_vector)
+        voiced = voice_factors(self.db, self.index, query, found, self.limits.voice_weight)
+        cos, scored = self._ranked(found, rows, meta, cos, text, now, ranked, top_k, query_vector, voiced)
         base, fresh, effective, context, score = scored
         if filters.min_confidence is not None:
             score = np.where(effective >= filters.min_confidence, score, -1.0)
@@ -468,5 +484,6 @@ class Searcher:
         order = order[score[order] >= 0]
         facts = load_facts(self.db, found[order].tolist())
         return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
-                    float(effective[k]), float(context[k])) for k in order]
+                    float(effective[k]), float(context[k]), 1.0 if voiced is None else float(voiced[k]))
+                for k in order]
 

@@ -46,3 +46,11 @@ def test_a_plan_drafted_message_is_not_painted_like_an_error(qtbot, window, demo
         assert drafted != refused and drafted.green() > drafted.red()  # green, not red
     finally:
         QApplication.instance().setStyleSheet("")
+
+
+def test_explanation_names_the_voice_factor_when_it_applies(memory: Memory) -> None:
+    memory.absorb(["I adopted a beagle puppy and named her Luna."])
+    hit = memory.search("puppy", top_k=1)[0]
+    assert "voice" not in explain(hit, 1, 0.7, 0.3)  # a factor of 1 is not shown
+    hit.voice = 1.25
+    assert "× voice 1.25" in explain(hit, 1, 0.7, 0.3)
