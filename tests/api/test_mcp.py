@@ -2,31 +2,18 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from engine import Memory, Settings
+from tests.mcp_client import over_mcp
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "AKIAZ5QX3NV7RBK2TW4M"
 FACT = "Maya uses Neovim with the LazyVim distribution for all of her Python work."
-
-
-async def _session(db: Path, script: Any) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), "--now", "2026-11-30T12:00:00Z", "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await script(session)
 
 
 @pytest.mark.slow
@@ -46,7 +33,7 @@ def test_an_agent_lists_and_calls_every_tool(db_path: Path, embedder) -> None:
         seen["bad"] = await call("memory_snapshot", {"session_id": ""})
         return seen
 
-    seen = anyio.run(_session, db_path, script)
+    seen = anyio.run(over_mcp, db_path, script, "--now", "2026-11-30T12:00:00Z")
     tools = seen["tools"]
     assert {"memory_search", "memory_get", "memory_absorb", "memory_snapshot", "memory_version", "memory_archive",
             "memory_tag", "memory_link", "memory_contradictions", "memory_resolve", "memory_timeline",

@@ -3,20 +3,17 @@ process): the old fact superseded, the new one active, the timeline showing the 
 
 from __future__ import annotations
 
-import os
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import httpx
 import pytest
-from mcp import ClientSession, StdioServerParameters
-from mcp.client.stdio import stdio_client
+from mcp import ClientSession
 
 from tests.api.conftest import serving
+from tests.mcp_client import over_mcp
 
-ROOT = Path(__file__).resolve().parents[2]
 NOW = ["--now", "2026-11-30T12:00:00Z"]
 OLD = "Lena works at Brightline Labs."
 NEW = "Lena now works at Corvid Systems."
@@ -39,16 +36,6 @@ def test_an_update_supersedes_over_http(db_path: Path, embedder) -> None:
             assert httpx.get(f"{server}/facts/{before}").json()["superseded_by"] == item["fact_id"]
 
 
-async def _mcp(db: Path, script: Any) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), *NOW, "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH") if k in os.environ})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await script(session)
-
-
 @pytest.mark.slow
 def test_an_update_supersedes_over_mcp(db_path: Path, embedder) -> None:
     async def script(session: ClientSession) -> dict[str, Any]:
@@ -60,7 +47,7 @@ def test_an_update_supersedes_over_mcp(db_path: Path, embedder) -> None:
                                                              ["fact_id"]})
         return seen
 
-    seen = anyio.run(_mcp, db_path, script)
+    seen = anyio.run(over_mcp, db_path, script, *NOW)
     old = seen["first"].structured_content["items"][0]["fact_id"]
     item = seen["update"].structured_content["items"][0]
     assert (item["outcome"], item["target_id"]) == ("supersede", old)

@@ -8,21 +8,17 @@ four MCP parameters had no description.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
-from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.api.conftest import app, client  # noqa: F401  (fixtures)
 from tests.cli.conftest import Run, run  # noqa: F401  (the fixture)
+from tests.mcp_client import over_mcp
 
-ROOT = Path(__file__).resolve().parents[2]
 FACT = "The deploy pipeline runs on the staging cluster every night at two."
 TOKEN = "ghp_R8vKq2LmXw9TzY4bNc6Hd1Jf5Gs3Ap0EuQiO"
 
@@ -76,18 +72,12 @@ def test_a_token_in_a_folder_name_is_not_stored(run: Run, tmp_path: Path, db_pat
     assert code == 0 and "already applied" in out + err  # the same file is still recognised
 
 
-async def _tools(db: Path) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return (await session.list_tools()).tools
+async def _tools(session: Any) -> Any:
+    return (await session.list_tools()).tools
 
 
 @pytest.mark.slow
 def test_every_mcp_parameter_has_a_description(db_path: Path) -> None:
-    missing = [f"{tool.name}.{name}" for tool in anyio.run(_tools, db_path)
+    missing = [f"{tool.name}.{name}" for tool in anyio.run(over_mcp, db_path, _tools)
                for name, schema in tool.input_schema["properties"].items() if not schema.get("description")]
     assert missing == []

@@ -8,23 +8,20 @@ face for good. Every parsed time is now bounded where it enters, with one line, 
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from engine import Memory
 from engine.clock import LATEST, format_time
 from tests.api.conftest import app, client  # noqa: F401  (fixtures)
 from tests.cli.conftest import Run, run  # noqa: F401  (the fixture)
+from tests.mcp_client import over_mcp
 
-ROOT = Path(__file__).resolve().parents[2]
 FACT = "The deploy pipeline runs on the staging cluster every night at two."
 EDGES = ["9999-12-31T23:59:59-01:00", "0001-01-01T00:00:00+01:00", "9999-12-31T23:59:60Z", "10000-01-01T00:00:00Z"]
 IN_RANGE = ["9999-12-31T23:59:59Z", "0001-01-01T00:00:00Z", "0001-01-01T00:00:00-01:00"]
@@ -98,16 +95,6 @@ def test_http_refuses_it_with_400(client) -> None:
     assert client.get("/facts/1").status_code == 200
 
 
-async def _mcp(db: Path, script: Any) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await script(session)
-
-
 @pytest.mark.slow
 def test_mcp_refuses_it_as_a_tool_error_and_keeps_serving(db_path: Path) -> None:
     async def script(session: ClientSession) -> dict[str, Any]:
@@ -120,7 +107,7 @@ def test_mcp_refuses_it_as_a_tool_error_and_keeps_serving(db_path: Path) -> None
         seen["get"] = await session.call_tool("memory_get", {"fact_id": 1})
         return seen
 
-    seen = anyio.run(_mcp, db_path, script)
+    seen = anyio.run(over_mcp, db_path, script)
     bad = seen["bad"]
     assert bad.is_error or [it["outcome"] for it in bad.structured_content["items"]] == ["rejected"]
     assert seen["as_of"].is_error and "years 1-9999" in seen["as_of"].content[0].text

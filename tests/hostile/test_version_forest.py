@@ -9,20 +9,17 @@ two records with one id. Each is now refused with one line.
 from __future__ import annotations
 
 import json
-import os
 import sqlite3
-import sys
 from pathlib import Path
 from typing import Any
 
 import anyio
 import pytest
 from mcp import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.cli.conftest import Run, run  # noqa: F401  (the fixture)
+from tests.mcp_client import over_mcp
 
-ROOT = Path(__file__).resolve().parents[2]
 THREE = "The staging cluster runs 3 replicas of the Ferrite ingest service behind nginx."
 FIVE = "The staging cluster runs 5 replicas of the Ferrite ingest service behind nginx."
 HEADER = {"memlens_export": 1, "schema": 6, "exported_at": "2026-11-30T12:00:00Z", "facts": 2, "edges": 1}
@@ -71,16 +68,6 @@ def test_latest_never_answers_with_a_superseded_fact_when_a_loop_is_already_ther
         assert code == 0 and json.loads(out)["facts"][0]["id"] == three, err
 
 
-async def _mcp(db: Path, script: Any) -> Any:
-    params = StdioServerParameters(
-        command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME") if k in os.environ})
-    async with stdio_client(params) as (read, write):
-        async with ClientSession(read, write) as session:
-            await session.initialize()
-            return await script(session)
-
-
 @pytest.mark.slow
 def test_mcp_resolve_the_other_way_is_a_tool_error(run: Run, db_path: Path) -> None:
     three, five = _pair(run)
@@ -92,7 +79,7 @@ def test_mcp_resolve_the_other_way_is_a_tool_error(run: Run, db_path: Path) -> N
                                                                       "keep": str(five)}),
                 "get": await session.call_tool("memory_get", {"fact_id": three, "mode": "latest"})}
 
-    seen = anyio.run(_mcp, db_path, script)
+    seen = anyio.run(over_mcp, db_path, script)
     assert seen["resolve"].is_error and "loop" in seen["resolve"].content[0].text
     assert seen["get"].structured_content["facts"][0]["status"] == "active"
     assert _supersedes(db_path) == [(three, five)]
