@@ -43,6 +43,12 @@ class Snippet:
         return {"client": self.client, "where": self.where, "text": self.text, "language": self.language}
 
 
+def _absolute(path: Path | str) -> Path:
+    """``path`` made absolute with ``..`` and ``.`` folded away (a relative ``--db ../x.sqlite`` must not
+    reach a client's configuration as ``/cwd/../x.sqlite``); symlinks are kept as the person named them."""
+    return Path(os.path.abspath(Path(path).expanduser()))
+
+
 def memlens_executable() -> Path:
     """The ``memlens`` command of this installation: the packaged app itself, the script beside
     this Python (a virtual environment), else the one on ``PATH``."""
@@ -51,10 +57,10 @@ def memlens_executable() -> Path:
     folder = Path(sys.executable).parent
     for name in ("memlens", "memlens.exe"):
         if (folder / name).is_file():
-            return (folder / name).absolute()
+            return _absolute(folder / name)
     found = shutil.which("memlens")
     if found:
-        return Path(found).absolute()
+        return _absolute(found)
     raise MemLensError("cannot find the memlens command beside this Python or on PATH; install MemLens "
                        "(pip install memlens) or run the packaged app")
 
@@ -69,8 +75,8 @@ def _stdio_server(executable: Path, db: Path) -> dict[str, object]:
 
 def snippets(db: Path, executable: Path | None = None) -> list[Snippet]:
     """The configuration of Hermes Agent, Claude Code, Claude Desktop and Cursor for ``db``."""
-    db = Path(db).expanduser().absolute()
-    exe = (executable or memlens_executable()).absolute()
+    db = _absolute(db)
+    exe = _absolute(executable or memlens_executable())
     servers = json.dumps({"mcpServers": {"memlens": _stdio_server(exe, db)}}, indent=2)
     command = " ".join(shlex.quote(part) for part in (str(exe), "--db", str(db), "mcp"))
     return [
@@ -87,12 +93,12 @@ def install_hermes_plugin(hermes_home: Path, db: Path, packages: Path) -> Path:
     """Write the provider's folder, ``$HERMES_HOME/plugins/memlens/``: its two files and
     ``memlens.json`` (the memory file and the folder holding MemLens's packages). Files already
     there are replaced, so running it again updates the plugin; nothing else is touched."""
-    folder = Path(hermes_home).expanduser().absolute() / "plugins" / PLUGIN_NAME
+    folder = _absolute(hermes_home) / "plugins" / PLUGIN_NAME
     try:
         folder.mkdir(parents=True, exist_ok=True)
         for name in PLUGIN_FILES:
             shutil.copyfile(resource_path("hermes", PLUGIN_NAME, name), folder / name)
-        config = {"db": str(Path(db).expanduser().absolute()), "packages": str(Path(packages).absolute())}
+        config = {"db": str(_absolute(db)), "packages": str(_absolute(packages))}
         (folder / PLUGIN_CONFIG).write_text(json.dumps(config, indent=2) + "\n", encoding="utf-8")
     except OSError as err:
         raise MemLensError(f"cannot write the Hermes plugin in {folder}: {err.strerror or err}") from None
@@ -104,7 +110,7 @@ def use_profile_folder(db: Path, folder: Path) -> str:
     ``memlens.toml`` beside the memory file (created from the user-wide one if that is what applied,
     so no other setting changes). A file that already names another folder is left alone. Returns
     one line saying what was done."""
-    db, folder = Path(db).expanduser().absolute(), Path(folder).expanduser().absolute()
+    db, folder = _absolute(db), _absolute(folder)
     beside = db.parent / "memlens.toml"
     current = config_path_for(db)
     settings = load_settings(current)

@@ -29,7 +29,8 @@ def _snippets(db: Path, capsys: pytest.CaptureFixture[str]) -> dict[str, dict[st
 
 
 def test_connect_names_every_client_with_absolute_paths(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    relative = Path(os.path.relpath(tmp_path / "my memory.sqlite"))
+    (tmp_path / "sub").mkdir()
+    relative = Path(os.path.relpath(tmp_path / "sub")) / ".." / "my memory.sqlite"  # a ".." is folded away
     found = _snippets(relative, capsys)
     assert list(found) == CLIENTS
     exe = str(memlens_executable())

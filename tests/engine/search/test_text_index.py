@@ -188,6 +188,18 @@ def test_equal_after_another_process_writes(memory: Memory, db_path, clock, embe
     assert memory.index.text_index is built
 
 
+def _lines(side: Path) -> int:
+    return side.read_text(encoding="utf-8").count("\n") if side.exists() else 0
+
+
+def _wait_for_writes(side: Path, count: int, deadline_s: float = 120.0) -> None:
+    """Until the worker's side file holds ``count`` lines (it appends one per committed write)."""
+    until = time.monotonic() + deadline_s
+    while _lines(side) < count:
+        assert time.monotonic() < until, f"the worker recorded fewer than {count} writes in {deadline_s:.0f} s"
+        time.sleep(0.05)
+
+
 def test_rebuilt_from_the_file_after_a_writer_is_killed(tmp_path: Path, embedder) -> None:
     """A writer SIGKILLed mid-write (tests/reliability's worker): this process's index catches up with
     what it committed, and a fresh open builds an equal one from the file."""
@@ -199,11 +211,13 @@ def test_rebuilt_from_the_file_after_a_writer_is_killed(tmp_path: Path, embedder
                        for k in range(6)])
         built = index_of(memory)
         for kill in range(2):
+            written = _lines(side)
             child = subprocess.Popen([sys.executable, str(worker), str(db_path), str(side), str(kill)],
                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
             try:
                 assert child.stdout.readline() == "ready\n", child.stderr.read()
-                time.sleep(0.8 + 0.5 * kill)
+                _wait_for_writes(side, written + 1)  # on a loaded machine a fixed sleep could kill it before any write
+                time.sleep(0.3 + 0.4 * kill)
                 os.kill(child.pid, signal.SIGKILL)
             finally:
                 child.wait()
