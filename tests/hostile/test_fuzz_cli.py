@@ -24,6 +24,9 @@ STRESS = os.environ.get("MEMLENS_STRESS") == "1"
 # serve (an HTTP server), mcp (a stdio server) and gui (the desktop app) run until stopped:
 # they are left out of the fuzz; their argument checks have their own tests in tests/api and tests/gui.
 BLOCKING = {("serve",), ("mcp",), ("gui",)}
+# Options that make a command run until it is stopped (journal --follow streams until Ctrl+C; its own
+# tests are in tests/cli/test_follow.py): fuzzed, they would hang the run, so they are never drawn.
+ENDLESS = {"--follow"}
 FUZZ = settings(max_examples=150 if STRESS else 12, deadline=None, derandomize=not STRESS,
                 suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
 
@@ -38,7 +41,7 @@ def commands() -> dict[tuple[str, ...], list[str]]:
                 for name, sub in action.choices.items():
                     walk(sub, prefix + (name,))
                 return
-        found[prefix] = [o for a in parser._actions for o in a.option_strings]
+        found[prefix] = [o for a in parser._actions for o in a.option_strings if o not in ENDLESS]
 
     walk(build_parser(), ())
     return found
