@@ -24,13 +24,11 @@ shapes among those lowering no shape's training recall@5 below the baseline's.
 from __future__ import annotations
 
 import argparse
-import json
 import pickle
 import sqlite3
 import statistics
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Callable
 
