@@ -369,7 +369,7 @@ class Searcher:
         with each cosine estimated from the index's sketch (exact below its size,
         see ``VectorIndex.estimated_cosines``) except on a shortlist of the nearest
         estimates, which is scored exactly. The ``candidate_pool`` (at least
-        ``top_k``) best by it and every text match are ranked exactly, with their
+        ``top_k``) best by it and the best text matches are ranked exactly, with their
         batch neighbours (which only lend context). Nothing but FTS touches SQLite.
         Returns (rows, exact cosines, BM25 parts, how many leading rows rank).
         """
@@ -398,7 +398,9 @@ class Searcher:
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows]))
+        # Text matches past the pool by BM25 rank only by their rough score: they hold a small share of
+        # the BM25 part, so only a high cosine could lift one into the top, and the shortlist has those exact.
+        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows[:pool]]))
         rows = ranked
         if w.context_weight > 0:
             near = np.concatenate(index.neighbours(ranked))
