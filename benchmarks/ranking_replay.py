@@ -11,7 +11,8 @@ formula over them. The engine's own figures (``benchmarks.locomo``,
 merges and the index's float16 rows, so it tracks them closely but not exactly.
 
 Shapes: LoCoMo's ``turns``, ``observations``, ``pack2500``, ``mixed2500`` (one store
-per conversation, as ``benchmarks.locomo``) and ``lme`` (LongMemEval's development
+per conversation, as ``benchmarks.locomo``), ``turns-pooled`` (its turns in one store, as
+``benchmarks.locomo --pooled``) and ``lme`` (LongMemEval's development
 half pooled into one memory, as ``benchmarks.longmemeval``). Folds: LoCoMo by
 conversation (the sorted ids dealt round-robin), LongMemEval by question (sorted
 ids dealt round-robin within each question type); fold k of every shape is held
@@ -257,7 +258,7 @@ def prepare(shape: Shape) -> Prepared:
 
 
 Variant = dict[str, float]
-SHIPPED: Variant = {}  # today's settings (engine/config.py)
+# A variant names only what it changes; every other knob is today's setting (engine/config.py, ``_get``).
 
 
 def _get(v: Variant, name: str, default: float = 0.0) -> float:
