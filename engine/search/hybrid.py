@@ -398,8 +398,9 @@ class Searcher:
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        # Text matches past the pool by BM25 rank only by their rough score: they hold a small share of
-        # the BM25 part, so only a high cosine could lift one into the top, and the shortlist has those exact.
+        # Text matches past the pool's size in BM25 rank keep only their rough score: they hold a small share
+        # of the BM25 part, so only a high cosine could lift one into the top, and the shortlist has those
+        # exact. Scoring all of a large budget's matches exactly cost a 10k search ~35 % (docs/benchmarks.md).
         ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows[:pool]]))
         rows = ranked
         if w.context_weight > 0:
