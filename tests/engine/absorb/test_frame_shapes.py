@@ -1,0 +1,107 @@
+"""Sentence shapes beyond "subject verb value": notes, fronted phrases, value first, first person,
+"from A to B". Each is read for its subject and compared for which span differs."""
+
+from __future__ import annotations
+
+import pytest
+
+from engine.absorb.frame_contrast import compare
+from engine.absorb.frames import frame
+
+
+def _subject(text: str) -> str | None:
+    read = frame(text)
+    return read.subject.text if read.subject else None
+
+
+def test_a_note_of_key_and_value_reads_the_key_as_its_subject() -> None:
+    assert _subject("Mail relay of the Porto office: smtp-3.") == "Mail relay of Porto office"
+    assert frame("Mail relay of the Porto office: smtp-3.").definite
+    # A participle after the mark is the value, not a verb: "state: archived".
+    assert [sp.verb for sp in frame("Wiki page 12 state: archived.").spans] == [False, False]
+    # A label before a sentence is not a key: the sentence's own subject counts.
+    assert _subject("Update: the nightly export moved to 02:00.") == "nightly export"
+
+
+def test_a_fronted_time_phrase_is_not_the_subject_and_does_not_make_two_clauses() -> None:
+    read = frame("Since October, the staging cluster runs on spot instances.")
+    assert read.subject.text == "staging cluster" and read.definite and not read.compound
+    assert [sp.text for sp in read.spans if sp.temporal] == ["October"]
+    assert frame("After the outage, the gateway keeps 3 replicas.").subject.text == "gateway"
+    # Two clauses joined by a comma still are two.
+    assert frame("The gateway keeps 3 replicas, said Olga.").compound
+
+
+def test_a_fronted_place_belongs_to_the_subject() -> None:
+    subject = frame("In the Porto office, the printer is a Brother HL-L2350.").subject
+    assert {"porto", "office", "printer"} <= subject.key
+    assert compare("In the Porto office, the printer is a Brother HL-L2350.",
+                   "In the Lyon office, the printer is a Brother HL-L2350.").verdict == "distinct"
+
+
+def test_a_fronted_weekday_is_a_value() -> None:
+    read = compare("On Mondays, Ilse works from home.", "On Wednesdays, Ilse works from home.")
+    assert read.verdict == "changed"
+
+
+def test_my_and_our_name_one_thing_even_in_one_word() -> None:
+    assert frame("My plumber is Mr. Varga.").definite
+    assert not frame("The plumber is Mr. Varga.").definite  # "the plumber" may be anyone's
+    assert compare("My plumber is Mr. Varga.", "My plumber is Ms. Quist now.").verdict == "changed"
+    assert compare("My plumber is Mr. Varga.", "My electrician is Mr. Varga.").verdict == "distinct"
+
+
+def test_a_name_equated_with_a_definite_thing_is_its_value() -> None:
+    assert _subject("Quist Partners is our law firm.") == "law firm"
+    read = compare("Quist Partners is our law firm.", "Our law firm is Varga & Co now.")
+    assert read.verdict == "changed" and read.newer
+    # A numbered thing is not a bare name: "Shelf 4 is responsible for the spares" is about shelf 4.
+    assert _subject("Shelf 4 is responsible for the spare parts.") == "Shelf 4"
+
+
+def test_value_first_with_when_or_where_reads_as_the_plain_sentence() -> None:
+    assert _subject("Saturdays is when the climbing gym opens late.") == "climbing gym"
+    read = compare("Saturdays is when the climbing gym opens late.", "The climbing gym opens late on Sundays.")
+    assert read.verdict == "changed"
+    assert _subject("Porto is where the archive lives.") == "archive"
+
+
+def test_an_amount_set_first_is_the_value_of_the_definite_thing_after_the_verb() -> None:
+    assert _subject("4 cores are assigned to the render node.") == "render node"
+    assert _subject("$700 was budgeted for the team dinner.") == "team dinner"
+    # A numbered thing set first stays the subject.
+    assert _subject("Locker 12 holds the spare keys.") == "Locker 12"
+
+
+def test_contractions_split_into_the_pronoun_and_its_verb() -> None:
+    assert _subject("I'm with Pollux Telecom for my phone contract.") is not None
+    assert _subject("We're on the annual plan.") == "annual plan"
+    assert not frame("They've got the keys.").compound
+
+
+def test_from_a_to_b_names_the_value_that_is_gone_and_reads_as_newer() -> None:
+    read = frame("The archive switched from tape to object storage.")
+    assert read.replaced is not None and read.replaced.text == "tape" and read.newer
+    got = compare("The photo archive is kept on tape.", "The photo archive switched from tape to object storage.")
+    assert got.verdict == "changed" and got.newer
+    # A range after a copula is not a change: "open from 9 to 5".
+    assert frame("The canteen is open from 9 to 5.").replaced is None
+
+
+def test_after_a_verb_to_opens_a_value_and_a_capitalised_word_mid_sentence_is_a_name() -> None:
+    spans = frame("The default shell changed to fish.").spans
+    assert [sp.text for sp in spans if not sp.verb][-1] == "fish"
+    spans = frame("We migrated the wiki to Render.").spans
+    assert "Render" in [sp.text for sp in spans if not sp.verb]
+
+
+@pytest.mark.parametrize("text", ["The audit ends on 03/07/2026.", "The audit ends in Q3.", "The audit ends on May 4."])
+def test_dates_in_several_formats_are_times(text: str) -> None:
+    assert [sp.kind for sp in frame(text).spans if not sp.verb][-1] == "time"
+
+
+def test_the_thing_an_attribute_belongs_to_is_a_shared_subject() -> None:
+    read = compare("Disk quota of the photo archive: 2 TB.", "The storage limit of the photo archive is 3 TB now.")
+    assert read.verdict == "changed" and read.newer
+    # Two attributes named, values of no common sort: not one value replaced.
+    assert compare("Owner of the photo archive: Ilse.", "Status of the photo archive: frozen.").verdict is None
