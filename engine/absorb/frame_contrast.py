@@ -49,6 +49,23 @@ def _kept(read: Frame) -> frozenset[str]:
     return read.lemmas - (read.replaced.key - others)
 
 
+def _one_slot_after_verb(a: Frame, b: Frame) -> bool:
+    """Both texts built alike ("uses master as its default branch" / "uses trunk as its default
+    branch"): the same verbs and openers span for span, one span after the verb differing. That span
+    is the value; a rewording of the attribute changes the build or the part before the verb."""
+    if len(a.spans) != len(b.spans) or a.verb_at is None or a.verb_at != b.verb_at:
+        return False
+    differing = []
+    for k, (x, y) in enumerate(zip(a.spans, b.spans)):
+        if x.verb != y.verb or x.opener != y.opener or (x.verb and x.key != y.key):
+            return False
+        if x.key != y.key:
+            differing.append(k)
+    # a value replaced whole: "master" / "trunk", not "responsible for X" / "the machine for X"
+    return len(differing) == 1 and differing[0] >= a.verb_at \
+        and not a.spans[differing[0]].key & b.spans[differing[0]].key
+
+
 def _shared_subject(a: Frame, b: Frame) -> Span | None:
     """The subject both texts are about: one's subject found whole in the other; else, when both name
     it as "the <attribute> of <thing>" ("Disk size of the backup volume" / "Capacity of the backup
@@ -110,7 +127,7 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     kept_value = bool(values_a and values_b) and values_a[-1] not in lost and values_b[-1] not in gained
     names_kept = any(sp.anchored for sp in values_a)
     new_names = any(sp.anchors - _kept(b) for sp in lost) or any(sp.anchors - _kept(a) for sp in gained)
-    if lost and gained and (kept_value or names_kept) and not new_names:
+    if lost and gained and (kept_value or names_kept) and not new_names and not _one_slot_after_verb(a, b):
         if any(x.key & y.key for x in lost for y in gained):
             # "every code editor" / "every text editor": one thing told apart by a word, not reworded
             return FrameContrast(None, newer, "a word of a kept value changed")
@@ -120,6 +137,9 @@ def compare(stored: str, incoming: str) -> FrameContrast:
             and not ({sp.kind for sp in lost} == {sp.kind for sp in gained} <= {"money", "time", "number"}):
         # "Status of X: paused" / "Owner of X: Priya": two attributes named, no word in common
         return FrameContrast(None, newer, "other attributes named")
+    if lost and gained and all(x.owner and any(x.owner == y.owner for y in gained) for x in lost):
+        # "responsible for the spare parts" / "the place for the spare parts": one thing, other words
+        return FrameContrast(None, newer, "the same thing, said with another head word")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes

@@ -28,7 +28,7 @@ from lemminflect import getAllLemmas
 
 from engine.absorb.text_contrast import DATE_WORDS, FUNCTION_WORDS, NEGATORS, NUMBER_WORDS, stem
 
-_TOKEN = re.compile(r"[$€£#]?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.,;:!?()\"“”—–]", re.UNICODE)
+_TOKEN = re.compile(r"(?:[$€£#]|!(?=\d))?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.,;:!?()\"“”—–]", re.UNICODE)
 _HAS_DIGIT = re.compile(r"\d")
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those each every".split())
 _UNITS = frozenset("""second minute hour day week month year percent ms s kb mb gb tb km kg m cm mm replica
@@ -120,6 +120,7 @@ class Frame:
     scene: bool = False          # "the man is slicing a tomato": an event told, not a standing fact
     compound: bool = False       # clauses joined ("..., said X", "because ...", "which ..."): more than one fact
     replaced: Span | None = None  # "switched from A to B": A, the value said to be gone
+    verb_at: int | None = None    # how many spans stand before the verb (or a note's "key:" mark)
 
     @property
     def definite(self) -> bool:
@@ -127,7 +128,11 @@ class Frame:
         definite phrase of two words or more ("the weekly sync"; "the man" may be anyone)."""
         if self.subject is None or self.scene or self.compound:
             return False
-        return self.subject.anchored or self.subject.own or (self.subject.definite and len(self.subject.lemmas) > 1)
+        if self.subject.anchored or self.subject.own:
+            return True
+        # "the blog is hosted by Netlify": one word, but a name said of it makes it one thing
+        return self.subject.definite and (len(self.subject.lemmas) > 1 or any(
+            sp.anchored for sp in self.spans if sp is not self.subject and not sp.temporal))
 
 
 @lru_cache(maxsize=65536)
@@ -147,7 +152,7 @@ def _lemma(word: str) -> str:
     return stem(word)
 
 
-_TICKET_ID = re.compile(r"^(?:#\d+|[A-Z]{2,}[-_]?\d+[\w-]*)$")
+_TICKET_ID = re.compile(r"^(?:[#!]\d+|[A-Z]{2,}[-_]?\d+[\w-]*)$")
 _NUMBER = re.compile(r"^[\d.,%]+(?:st|nd|rd|th|k|m|x)?$")
 _TIME = re.compile(r"^\d{1,2}:\d\d|^\d{4}-\d\d-\d\d|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^q[1-4]$|^h[12]$")
 # "March" and "May" are verbs and names as well as months; capitalised mid-sentence they are months.
@@ -275,7 +280,8 @@ def frame(text: str) -> Frame:
         nonlocal current
         if current:
             temporal = state["since"] or set(current) <= _TIME_WORDS or (verb_at is None and state["adverbial"])
-            if state["opener"] in ("of", "for") and spans and not spans[-1].verb and not spans[-1].temporal:
+            if state["opener"] in ("of", "for") and spans and not spans[-1].verb and not spans[-1].temporal \
+                    and not (spans[-1].kind == "name" and not spans[-1].definite):  # "with Lumo for my bank"
                 # "the nightly job for team 4", "the budget for the Atlas migration": one noun phrase
                 head = spans.pop()
                 kinds = {head.kind} | state["kinds"]
@@ -320,12 +326,14 @@ def frame(text: str) -> Frame:
             close()
             state["definite"] = True
             continue
-        if not word[:1].isalnum() and word[:1] not in "$€£#":
+        if not word[:1].isalnum() and (word[:1] not in "$€£#!" or len(word) == 1):
             close()
             if word in _KEY_VALUE_MARKS and verb_at is None and key_at is None and spans:
                 key_at = verb_at = len(spans)  # the mark stands where a note's verb would
-            elif word == "," and verb_at is None and fronted is None and spans and _fronting(words[0]):
+            elif word == "," and verb_at is None and fronted is None and _fronting(words[0]):
                 fronted = len(spans)
+            # a phrase ends at a mark: "Right now, PR 7 is merged" ("now" opens nothing after the comma)
+            state.update(adverbial=False, opener="", since=False)
             after_copula = False
             continue
         if verb_at is None and not current and word in _COUNTS:
@@ -346,9 +354,9 @@ def frame(text: str) -> Frame:
                 copular = word in _COPULAS
             after_copula = word in _COPULAS
             continue
-        # "changed to develop.", "defaults to release": after a verb, "to" opens its value, not an infinitive
-        to_value = prev == "to" and not current and bool(spans) and (spans[-1].opener == "from" or spans[-1].verb and (
-            nxt is None or nxt in _PREPOSITIONS or nxt in NEWER_WORDS))
+        # "changed to develop.", "renamed the branch to develop", "from draft to approved": a value
+        to_value = prev == "to" and not current and bool(spans) and (spans[-1].opener == "from" or any(
+            sp.verb for sp in spans) and (nxt is None or nxt in _PREPOSITIONS or nxt in NEWER_WORDS))
         named = raw[k][:1].isupper() and k > 0 and prev not in _SENTENCE_ENDS  # "to Render", "GitHub Pages"
         if not to_value and not named and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
@@ -402,7 +410,7 @@ def frame(text: str) -> Frame:
     compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in _SUBORDINATORS for w in words)
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
-                 replaced)
+                 replaced, verb_at)
 
 
 def _fronting(first: str) -> bool:

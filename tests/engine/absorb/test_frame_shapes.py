@@ -46,7 +46,7 @@ def test_a_fronted_weekday_is_a_value() -> None:
 
 def test_my_and_our_name_one_thing_even_in_one_word() -> None:
     assert frame("My plumber is Mr. Varga.").definite
-    assert not frame("The plumber is Mr. Varga.").definite  # "the plumber" may be anyone's
+    assert not frame("The plumber is late.").definite  # "the plumber" may be anyone's
     assert compare("My plumber is Mr. Varga.", "My plumber is Ms. Quist now.").verdict == "changed"
     assert compare("My plumber is Mr. Varga.", "My electrician is Mr. Varga.").verdict == "distinct"
 
@@ -105,3 +105,27 @@ def test_the_thing_an_attribute_belongs_to_is_a_shared_subject() -> None:
     assert read.verdict == "changed" and read.newer
     # Two attributes named, values of no common sort: not one value replaced.
     assert compare("Owner of the photo archive: Ilse.", "Status of the photo archive: frozen.").verdict is None
+
+
+def test_a_value_replaced_in_the_one_slot_after_the_verb_is_a_change_not_a_rewording() -> None:
+    read = compare("The wiki uses Markdown as its markup.", "The wiki uses AsciiDoc as its markup.")
+    assert read.verdict == "changed"
+    # The same slot holding the same thing in other words stays a restatement (or unsure), never a change.
+    assert compare("Shelf 4 is responsible for the spare parts.",
+                   "Shelf 4 is the place for the spare parts.").verdict != "changed"
+
+
+def test_a_name_is_not_joined_to_a_for_phrase_after_it() -> None:
+    spans = [sp.text for sp in frame("I'm with Pollux Telecom for my phone contract.").spans]
+    assert "Pollux Telecom" in spans and "phone contract" in spans
+    assert frame("The budget for the spring offsite is $3,000.").subject.text == "budget for spring offsite"
+
+
+def test_one_definite_word_is_one_thing_when_a_name_is_said_of_it() -> None:
+    assert frame("The wiki is hosted by Netlify.").definite
+    assert not frame("The man is slicing a tomato.").definite
+
+
+def test_merge_request_numbers_are_identifiers_and_a_comma_ends_a_phrase() -> None:
+    read = frame("Right now, MR !42 is merged.")
+    assert read.subject.text == "MR !42" and read.subject.kind == "identifier" and read.definite
