@@ -272,6 +272,8 @@ def frame(text: str) -> Frame:
     verb_at: int | None = None  # how many spans stood before the first verb
     key_at: int | None = None   # how many spans stood before a note's "key: value" mark
     fronted: int | None = None  # how many spans a fronted phrase ("Every day, ...", "In X, ...") holds
+    labelled = False
+    key_word: int | None = None  # where the mark stands among the words
     after_copula = False
     copular = False  # the first verb is "is" / "are": "X is Y" may name its thing on either side
     scene = False
@@ -330,6 +332,7 @@ def frame(text: str) -> Frame:
             close()
             if word in _KEY_VALUE_MARKS and verb_at is None and key_at is None and spans:
                 key_at = verb_at = len(spans)  # the mark stands where a note's verb would
+                key_word = k
             elif word == "," and verb_at is None and fronted is None and _fronting(words[0]):
                 fronted = len(spans)
             # a phrase ends at a mark: "Right now, PR 7 is merged" ("now" opens nothing after the comma)
@@ -373,8 +376,12 @@ def frame(text: str) -> Frame:
             state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
-    if key_at is not None and any(sp.verb for sp in spans[key_at + 1:]) and not spans[key_at].verb:
-        # "Update: the sync moved to Thursdays": a label, then a sentence
+    after_mark = words[key_word + 1] if key_word is not None and key_word + 1 < len(words) else ""
+    if key_at is not None and key_at < len(spans) and any(sp.verb for sp in spans[key_at:]) \
+            and (after_mark in _PRONOUNS or not spans[key_at].verb):
+        # "Update: the sync moved to Thursdays": a label, then a sentence; a named one ("Syria FM: we
+        # will ...") is a headline of someone's words, not a fact of one subject
+        labelled = any(sp.anchored for sp in spans[:key_at])
         spans = spans[key_at:]
         verb_at = next(k for k, sp in enumerate(spans) if sp.verb)
         key_at = None
@@ -407,7 +414,8 @@ def frame(text: str) -> Frame:
     scene = scene and not any(sp.anchored for sp in spans if sp is not subject)
     lemmas = frozenset(lemma for sp in spans for lemma in sp.lemmas)
     negated = any(w in NEGATORS or w.endswith(("n't", "n’t")) for w in words) and not _newer_negation(words)
-    compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in _SUBORDINATORS for w in words)
+    compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in _SUBORDINATORS for w in words) \
+        or labelled
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
                  replaced, verb_at)

@@ -129,3 +129,9 @@ def test_one_definite_word_is_one_thing_when_a_name_is_said_of_it() -> None:
 def test_merge_request_numbers_are_identifiers_and_a_comma_ends_a_phrase() -> None:
     read = frame("Right now, MR !42 is merged.")
     assert read.subject.text == "MR !42" and read.subject.kind == "identifier" and read.definite
+
+
+def test_a_named_label_before_someones_words_is_a_headline_not_a_fact_of_one_subject() -> None:
+    read = frame("Lisbon council: we will close the old bridge.")
+    assert read.compound and not read.definite
+    assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked", "ice"]
