@@ -37,6 +37,19 @@ def _other_sorts(lost: set[str], gained: set[str]) -> bool:
     return bool((a | b) & {"money", "time"})
 
 
+# What a preposition says of its value: "in" a place, a zone or a medium; "at" / "for" / "by" / "with"
+# a party (an employer, an owner, an agent). "works in EST" / "works at Lumen Logistics" name values
+# of two attributes; "works at" / "works for" / "is employed by" one.
+_PLACE_ROLE = frozenset({"in", "inside", "near"})
+_PARTY_ROLE = frozenset({"at", "for", "by", "with"})
+
+
+def _other_roles(lost: list[Span], gained: list[Span]) -> bool:
+    """Every value on one side in a place role, every value on the other in a party role."""
+    a, b = {sp.opener for sp in lost}, {sp.opener for sp in gained}
+    return (a <= _PLACE_ROLE and b <= _PARTY_ROLE) or (a <= _PARTY_ROLE and b <= _PLACE_ROLE)
+
+
 def _survives(span: Span, other: Frame) -> bool:
     return span.key <= _kept(other)
 
@@ -140,6 +153,10 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if lost and gained and all(x.owner and any(x.owner == y.owner for y in gained) for x in lost):
         # "responsible for the spare parts" / "the place for the spare parts": one thing, other words
         return FrameContrast(None, newer, "the same thing, said with another head word")
+    if lost and gained and _other_roles(lost, gained):
+        # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
+        # preposition says what the value is (a place, an employer, an agent): another attribute
+        return FrameContrast(None, newer, "values in other roles")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes

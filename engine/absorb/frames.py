@@ -104,8 +104,8 @@ class Span:
     def label(self) -> tuple[str, ...] | None:
         """The kind of a numbered thing ("team 4" -> ("team",)), or None: ids of one kind tell things apart."""
         words = tuple(w for w in self.lemmas if not _HAS_DIGIT.search(w))
-        if not words or len(words) == len(self.lemmas) or set(words) & _UNITS:
-            return None  # "5 minutes" is an amount, not the fifth of the minutes
+        if not words or len(words) == len(self.lemmas) or (set(words) & _UNITS and _HAS_DIGIT.search(self.lemmas[0])):
+            return None  # "5 minutes" is an amount, not the fifth of the minutes; "node 7" is a name
         return words
 
 
@@ -157,6 +157,9 @@ _NUMBER = re.compile(r"^[\d.,%]+(?:st|nd|rd|th|k|m|x)?$")
 _TIME = re.compile(r"^\d{1,2}:\d\d|^\d{4}-\d\d-\d\d|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^q[1-4]$|^h[12]$")
 # "March" and "May" are verbs and names as well as months; capitalised mid-sentence they are months.
 _CAPITAL_MONTHS = frozenset({"march", "may"})
+_CLOCK_WORDS = frozenset({"am", "pm"})
+# Adverbs of the moment whose phrase ends where a noun phrase begins ("now the flag ...").
+_PASSING_ADVERBS = frozenset("now nowadays recently lately newly instead henceforth latest".split())
 
 
 def _kind(original: str, lower: str, first: bool) -> str:
@@ -164,7 +167,7 @@ def _kind(original: str, lower: str, first: bool) -> str:
         return "money"
     if _TICKET_ID.match(original):
         return "identifier"
-    if _TIME.match(lower) or lower.rstrip("s") in DATE_WORDS or (lower in _CAPITAL_MONTHS and original[:1].isupper()):
+    if _TIME.match(lower) or lower.rstrip("s") in DATE_WORDS or lower in {"am", "pm", "noon", "midnight"} or (lower in _CAPITAL_MONTHS and original[:1].isupper()):
         return "time"
     if _NUMBER.match(lower):
         return "number"
@@ -282,7 +285,8 @@ def frame(text: str) -> Frame:
         nonlocal current
         if current:
             temporal = state["since"] or set(current) <= _TIME_WORDS or (verb_at is None and state["adverbial"])
-            if state["opener"] in ("of", "for") and spans and not spans[-1].verb and not spans[-1].temporal \
+            if state["opener"] in ("of", "for") and state.get("joins") and spans and not spans[-1].verb \
+                    and not spans[-1].temporal \
                     and not (spans[-1].kind == "name" and not spans[-1].definite):  # "with Lumo for my bank"
                 # "the nightly job for team 4", "the budget for the Atlas migration": one noun phrase
                 head = spans.pop()
@@ -293,7 +297,7 @@ def frame(text: str) -> Frame:
                                   head.opener, head.anchors | frozenset(state["anchors"]), head.own,
                                   tuple(current)))
                 state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
-                             anchors=set(), own=False)
+                             anchors=set(), own=False, joins=False)
                 current = []
                 written.clear()
                 return
@@ -302,7 +306,7 @@ def frame(text: str) -> Frame:
                               frozenset(state["anchors"]), state["own"]))
             # What the words before a span said carries on through a run of them ("for the ...").
             state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
-                         anchors=set(), own=False)
+                         anchors=set(), own=False, joins=False)
         current = []
         written.clear()
 
@@ -312,6 +316,8 @@ def frame(text: str) -> Frame:
             if word in _DEFINITE:
                 state["definite"] = True
                 state["own"] = state["own"] or word in _OWN
+                if state["opener"] in _PASSING_ADVERBS:  # "Right now the flag is on": "now" ends there
+                    state.update(adverbial=False, opener="")
             elif word in _PREPOSITIONS or word in NEWER_WORDS:
                 state["adverbial"] = True
                 state["opener"] = word
@@ -346,8 +352,12 @@ def frame(text: str) -> Frame:
             opener(word)
             continue
         month = word in _CAPITAL_MONTHS and raw[k][:1].isupper() and k > 0  # "on May 4", not "may"
-        if (word in FUNCTION_WORDS or word in _PREPOSITIONS) and not month:
+        clock = word in _CLOCK_WORDS and prev is not None and prev[:1].isdigit()  # "10 am", not "I am"
+        if (word in FUNCTION_WORDS or word in _PREPOSITIONS) and not month and not clock:
+            joins = bool(current)  # "the budget for X" joins; "is on for X" does not
             close()
+            if word in ("of", "for"):
+                state["joins"] = joins
             if prev == "now" and word == "on":
                 state.update(adverbial=False, opener="")  # "From now on the sync is ...": the phrase is over
                 continue
@@ -361,7 +371,7 @@ def frame(text: str) -> Frame:
         to_value = prev == "to" and not current and bool(spans) and (spans[-1].opener == "from" or any(
             sp.verb for sp in spans) and (nxt is None or nxt in _PREPOSITIONS or nxt in NEWER_WORDS))
         named = raw[k][:1].isupper() and k > 0 and prev not in _SENTENCE_ENDS  # "to Render", "GitHub Pages"
-        if not to_value and not named and _verb_like(word, prev, nxt, after_copula, verb_at is None):
+        if not to_value and not named and not clock and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
             if verb_at is None or (after_copula and len(spans) == verb_at):
                 verb_at = len(spans)

@@ -135,3 +135,29 @@ def test_a_named_label_before_someones_words_is_a_headline_not_a_fact_of_one_sub
     read = frame("Lisbon council: we will close the old bridge.")
     assert read.compound and not read.definite
     assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked", "ice"]
+
+
+def test_clock_times_with_am_and_pm_are_one_time_value() -> None:
+    spans = frame("The yoga class starts at 7 am.").spans
+    assert [(sp.text, sp.kind) for sp in spans if not sp.verb][-1] == ("7 am", "time")
+    assert compare("The yoga class starts at 7 am.", "The yoga class now starts at 6:30 pm.").verdict == "changed"
+
+
+def test_now_before_a_noun_phrase_does_not_make_it_a_time_phrase() -> None:
+    assert frame("Right now the guest wifi is disabled.").subject.text == "guest wifi"
+
+
+def test_of_and_for_join_only_the_noun_right_before_them() -> None:
+    read = frame("The guest wifi is on for visitors only.")
+    assert read.subject.text == "guest wifi"
+    assert frame("The rota for the night shift is posted.").subject.text == "rota for night shift"
+
+
+def test_a_unit_word_before_a_number_names_a_thing() -> None:
+    assert frame("Node 4 has the IP 10.1.1.4.").subject.text == "Node 4"
+    assert compare("Node 4 has the IP 10.1.1.4.", "Node 9 has the IP 10.1.1.4.").verdict == "distinct"
+
+
+def test_a_place_and_a_party_are_values_of_two_attributes() -> None:
+    assert compare("Bruno works in Lyon.", "Bruno works at Halden Freight.").verdict is None
+    assert compare("Bruno works at Halden Freight.", "Bruno now works for Ostby Marine.").verdict == "changed"
