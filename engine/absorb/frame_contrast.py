@@ -55,11 +55,7 @@ def _survives(span: Span, other: Frame) -> bool:
 
 
 def _kept(read: Frame) -> frozenset[str]:
-    """The lemmas a text keeps: not those of a value it says is gone ("from Vim to Helix": not Vim)."""
-    if read.replaced is None:
-        return read.lemmas
-    others = {lemma for sp in read.spans if sp is not read.replaced for lemma in sp.lemmas}
-    return read.lemmas - (read.replaced.key - others)
+    return read.kept
 
 
 def _one_slot_after_verb(a: Frame, b: Frame) -> bool:

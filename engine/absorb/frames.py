@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from typing import Any
 
 from lemminflect import getAllLemmas
@@ -96,7 +96,7 @@ class Span:
     own: bool = False         # "my ...", "our ...": the speaker's own one
     owner: tuple[str, ...] = ()  # "the disk size of the backup volume": the lemmas of what it belongs to
 
-    @property
+    @cached_property
     def key(self) -> frozenset[str]:
         return frozenset(self.lemmas)
 
@@ -121,6 +121,14 @@ class Frame:
     compound: bool = False       # clauses joined ("..., said X", "because ...", "which ..."): more than one fact
     replaced: Span | None = None  # "switched from A to B": A, the value said to be gone
     verb_at: int | None = None    # how many spans stand before the verb (or a note's "key:" mark)
+
+    @cached_property
+    def kept(self) -> frozenset[str]:
+        """The lemmas the text keeps: not those of a value it says is gone ("from Vim to Helix": not Vim)."""
+        if self.replaced is None:
+            return self.lemmas
+        others = {lemma for sp in self.spans if sp is not self.replaced for lemma in sp.lemmas}
+        return self.lemmas - (self.replaced.key - others)
 
     @property
     def definite(self) -> bool:
