@@ -28,7 +28,7 @@ from lemminflect import getAllLemmas
 
 from engine.absorb.text_contrast import DATE_WORDS, FUNCTION_WORDS, NEGATORS, NUMBER_WORDS, stem
 
-_TOKEN = re.compile(r"(?:[$€£#]|!(?=\d))?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.,;:!?()\"“”—–]", re.UNICODE)
+_TOKEN = re.compile(r"(?:[$€£#]|!(?=\d))?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.,;:!?()\"“”—–=]", re.UNICODE)
 _HAS_DIGIT = re.compile(r"\d")
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those each every".split())
 _UNITS = frozenset("""second minute hour day week month year percent ms s kb mb gb tb km kg m cm mm replica
@@ -43,7 +43,7 @@ _DEFINITE = frozenset("the my our your his her their its this that these those".
 # "My dentist", "our bank": the speaker's own one, a single thing even in one word ("the man" may be anyone).
 _OWN = frozenset("my our".split())
 # "Default branch of the docs repo: main", "SUP-88 — status open": a note's key, then its value.
-_KEY_VALUE_MARKS = frozenset(":—–")
+_KEY_VALUE_MARKS = frozenset(":—–=")
 # What may open a phrase set before the sentence proper: "Every day, ...", "Since March, ...", "In X, ...".
 _FRONTING = frozenset("every each after before during until starting effective once these those this last next".split())
 _COPULAS = frozenset("is are was were be been being 's am".split())
@@ -379,7 +379,10 @@ def frame(text: str) -> Frame:
         to_value = prev == "to" and not current and bool(spans) and (spans[-1].opener == "from" or any(
             sp.verb for sp in spans) and (nxt is None or nxt in _PREPOSITIONS or nxt in NEWER_WORDS))
         named = raw[k][:1].isupper() and k > 0 and prev not in _SENTENCE_ENDS  # "to Render", "GitHub Pages"
-        if not to_value and not named and not clock and _verb_like(word, prev, nxt, after_copula, verb_at is None):
+        # "is called Otto", "is named Miso": a participle naming what follows is the verb
+        naming = after_copula and word.endswith("ed") and k + 1 < len(raw) and raw[k + 1][:1].isupper() \
+            and "VERB" in _lemmas(word)
+        if naming or not to_value and not named and not clock and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
             if verb_at is None or (after_copula and len(spans) == verb_at):
                 verb_at = len(spans)

@@ -161,3 +161,15 @@ def test_a_unit_word_before_a_number_names_a_thing() -> None:
 def test_a_place_and_a_party_are_values_of_two_attributes() -> None:
     assert compare("Bruno works in Lyon.", "Bruno works at Halden Freight.").verdict is None
     assert compare("Bruno works at Halden Freight.", "Bruno now works for Ostby Marine.").verdict == "changed"
+
+
+def test_a_log_line_with_an_equals_sign_is_a_note_of_key_and_value() -> None:
+    read = frame("Build 77 runner=linux-large")
+    assert read.subject.text == "Build 77 runner" and [sp.text for sp in read.spans][-1] == "linux-large"
+    assert compare("Build 77 runner=linux-large", "Build 77 runner=linux-small").verdict == "changed"
+
+
+def test_a_participle_naming_what_follows_is_the_verb() -> None:
+    spans = frame("Our boat is called Wren.").spans
+    assert [(sp.text, sp.verb) for sp in spans] == [("boat", False), ("called", True), ("Wren", False)]
+    assert compare("Our boat is called Wren.", "Our boat is called Heron now.").verdict == "changed"
