@@ -4,6 +4,7 @@ incoming fact is about another thing, a new value of the same attribute, or the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.absorb.frames import LIGHT_OBJECTS, Frame, Span, frame
 
@@ -41,6 +42,8 @@ def _survives(span: Span, other: Frame) -> bool:
     return span.key <= other.lemmas
 
 
+# The classifier reads each close pair up to twice (a changed value, then a restatement): cached.
+@lru_cache(maxsize=8192)
 def compare(stored: str, incoming: str) -> FrameContrast:
     """Read ``incoming`` against ``stored``: another subject, a changed value, the same fact, or unsure."""
     a, b = frame(stored), frame(incoming)
