@@ -11,7 +11,7 @@ moves the vectors out of the facts rows into ``fact_vectors``.
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from typing import Callable, Iterator
 
 from engine.vocabulary import EDGE_TYPES, ENTITY_TYPES, KINDS, PLAN_STATUSES, SCOPES, STATUSES
 
@@ -328,23 +328,38 @@ _PYTHON_STEPS = {"chain_the_journal"}
 LATEST_VERSION = len(MIGRATIONS)
 
 
+def _statements(script: str) -> Iterator[str]:
+    """A script's statements one by one (a trigger's body holds semicolons: SQLite says where each ends)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending  # incomplete: executing it reports the error
+
+
 def migrate(db: sqlite3.Connection, current: int) -> None:
     """Apply every migration after ``current``, each in its own transaction."""
     for version, (name, step) in enumerate(MIGRATIONS, start=1):
         if version <= current:
             continue
         try:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] >= version:
+                # Another process migrated while this one waited for the lock. Checked for every step:
+                # a step that can run twice (CREATE INDEX IF NOT EXISTS) would otherwise succeed again
+                # and set the version back below the steps the other process ran after it.
+                db.execute("ROLLBACK")
+                continue
             if name in _PYTHON_STEPS:
-                db.execute("BEGIN IMMEDIATE")
-                if db.execute("PRAGMA user_version").fetchone()[0] >= version:
-                    db.execute("ROLLBACK")  # another process migrated while this one waited for the lock
-                    continue
                 step(db)  # type: ignore[call-arg]
-                db.execute(f"PRAGMA user_version = {version}")
-                db.execute("COMMIT")
             else:
-                # executescript commits any open transaction first, so the script carries its own.
-                db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")  # type: ignore[call-arg]
+                for statement in _statements(step()):  # type: ignore[call-arg]
+                    db.execute(statement)  # not executescript: it would commit the open transaction first
+            db.execute(f"PRAGMA user_version = {version}")
+            db.execute("COMMIT")
         except BaseException as err:
             if db.in_transaction:
                 db.execute("ROLLBACK")
