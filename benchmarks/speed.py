@@ -233,8 +233,9 @@ class Reference:
     """Hybrid search done the obvious way: every active fact scored exactly."""
 
     def __init__(self, db: sqlite3.Connection, model_id: str) -> None:
-        rows = db.execute("SELECT id, embedding, last_reinforced, plan_id, length(text) FROM facts WHERE status = 'active' "
-                          "AND embedding IS NOT NULL AND embedding_model = ? ORDER BY id", (model_id,)).fetchall()
+        rows = db.execute("SELECT f.id, v.vector, f.last_reinforced, f.plan_id, length(f.text) FROM facts f "
+                          "JOIN fact_vectors v ON v.fact_id = f.id WHERE f.status = 'active' "
+                          "AND f.embedding_model = ? ORDER BY f.id", (model_id,)).fetchall()
         self.db, self.limits = db, Settings().memory
         self.ids = np.array([r[0] for r in rows], np.int64)
         self.matrix = np.stack([np.frombuffer(r[1], np.float32) for r in rows])

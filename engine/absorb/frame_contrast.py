@@ -4,6 +4,7 @@ incoming fact is about another thing, a new value of the same attribute, or the 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 
 from engine.absorb.frames import LIGHT_OBJECTS, Frame, Span, frame, owned
 
@@ -103,6 +104,8 @@ def _values(read: Frame, subject: Span) -> list[Span]:
             and not sp.key <= subject.key and not subject.key < sp.key]
 
 
+# The classifier reads each close pair up to twice (a changed value, then a restatement): cached.
+@lru_cache(maxsize=8192)
 def compare(stored: str, incoming: str) -> FrameContrast:
     """Read ``incoming`` against ``stored``: another subject, a changed value, the same fact, or unsure."""
     a, b = frame(stored), frame(incoming)

@@ -79,14 +79,11 @@ class PlanService:
                     if not dry_run:
                         raise StoreError(f"{ctx.path} is read-only: nothing was written (a dry run still works)")
                     return plan
-                with ctx.store.transaction() as db:
-                    save_plan(db, plan)
-                    if record is not None:
-                        record(db, plan)
                 if dry_run:
+                    self._store(plan, record)
                     return plan
                 try:
-                    return self.apply_loaded(plan, None, vectors)
+                    return self._store_and_apply(plan, vectors, record)
                 except PlanError:
                     # Another process wrote the same text (or touched a target) between planning and
                     # applying; nobody reviewed this plan, so plan again against the file as it is now.
@@ -107,11 +104,33 @@ class PlanService:
         ctx = self._ctx
         plan = Plan(None, kind, ctx.clock(), ctx.actor, "draft", items, note=note)
         ctx.refuse_if_read_only("the plan cannot be stored")
-        with ctx.store.transaction() as db:
+        self._store(plan, record)
+        return plan
+
+    def _store(self, plan: Plan, record: Recorder | None) -> None:
+        with self._ctx.store.transaction() as db:
             save_plan(db, plan)
             if record is not None:
                 record(db, plan)
-        return plan
+
+    def _store_and_apply(self, plan: Plan, vectors: dict[int, np.ndarray], record: Recorder | None) -> Plan:
+        """Store a plan applied at once and apply it, in one transaction.
+
+        One commit, not two, and the plan's row (its items, tens of KB for a batch of 100) is
+        written once: a plan applied at once never needs to be seen as a draft. A plan that is
+        out of date is still stored, refused, as before; any other failure stores nothing.
+        """
+        selected = select_items(plan, None)
+        if any(it.incoming and it.index not in vectors and it.outcome in INSERTING for it in selected):
+            self._store(plan, record)  # an item to embed first: embedding is not done inside a write
+            return self.apply_loaded(plan, None, vectors)
+        now = self._ctx.clock()
+        with self._ctx.store.transaction() as db:
+            save_plan(db, plan)
+            if record is not None:
+                record(db, plan)
+            problems, written = self._write(db, plan, selected, vectors, now)
+        return self._applied(plan, problems, written)
 
     def run_pass(self, kind: str, items: list[PlanItem], vectors: dict[int, np.ndarray], dry_run: bool,
                  note: str | None = None) -> Plan:
@@ -124,10 +143,10 @@ class PlanService:
             return Plan(None, kind, ctx.clock(), ctx.actor, "draft", [], note=note or "nothing to do")
         if ctx.read_only and dry_run:
             return Plan(None, kind, ctx.clock(), ctx.actor, "draft", items, note=note)
-        plan = self.store_draft(kind, items, note)
-        if not dry_run:
-            self.apply_loaded(plan, None, vectors)
-        return plan
+        if dry_run:
+            return self.store_draft(kind, items, note)
+        ctx.refuse_if_read_only("the plan cannot be stored")
+        return self._store_and_apply(Plan(None, kind, ctx.clock(), ctx.actor, "draft", items, note=note), vectors, None)
 
     # -- deciding --------------------------------------------------------------------------------
     def apply(self, plan_id: int, only: list[int] | None = None) -> Plan:
@@ -163,27 +182,38 @@ class PlanService:
             for it, vector in zip(missing, ctx.embed([it.incoming["text"] for it in missing])):
                 vectors[it.index] = vector
         with ctx.store.transaction() as db:
-            # Checked inside the write transaction: nothing changes between the check and the write,
-            # and the rows read for it are the ones reinforcements start from.
-            targets = target_rows(db, selected)
-            problems = check_fresh(db, plan, selected, targets)
-            if check := self.checks.get(plan.kind):
-                problems += check(db, plan)
-            if problems:
-                mark_plan(db, plan, "refused", now, "; ".join(problems))
-            else:
-                mark = high_water(db)
-                writer = self.writers.get(plan.kind)
-                if writer is not None:
-                    written = writer(db, plan, selected, vectors, ctx.model_id, now, ctx.actor)
-                else:
-                    written = PlanWriter(db, plan, now, ctx.actor, ctx.model_id, ctx.settings.memory,
-                                         vectors, targets).write(selected)
-                plan.applied_indexes = [it.index for it in selected]
-                mark_plan(db, plan, "applied", now)
-                # PlanWriter builds the record from what it wrote; a plan kind's own writer's is read back.
-                plan.changes = written.record if written.record is not None else changes_between(db, mark)
+            problems, written = self._write(db, plan, selected, vectors, now)
+        return self._applied(plan, problems, written)
+
+    def _write(self, db: Any, plan: Plan, selected: list[PlanItem], vectors: dict[int, np.ndarray],
+               now: float) -> tuple[list[str], Changes | None]:
+        """Inside the caller's write transaction: refuse the plan if it is out of date, else write it."""
+        ctx = self._ctx
+        # Checked inside the write transaction: nothing changes between the check and the write,
+        # and the rows read for it are the ones reinforcements start from.
+        targets = target_rows(db, selected)
+        problems = check_fresh(db, plan, selected, targets)
+        if check := self.checks.get(plan.kind):
+            problems += check(db, plan)
         if problems:
+            mark_plan(db, plan, "refused", now, "; ".join(problems))
+            return problems, None
+        mark = high_water(db)
+        writer = self.writers.get(plan.kind)
+        if writer is not None:
+            written = writer(db, plan, selected, vectors, ctx.model_id, now, ctx.actor)
+        else:
+            written = PlanWriter(db, plan, now, ctx.actor, ctx.model_id, ctx.settings.memory,
+                                 vectors, targets).write(selected)
+        plan.applied_indexes = [it.index for it in selected]
+        mark_plan(db, plan, "applied", now)
+        # PlanWriter builds the record from what it wrote; a plan kind's own writer's is read back.
+        plan.changes = written.record if written.record is not None else changes_between(db, mark)
+        return [], written
+
+    def _applied(self, plan: Plan, problems: list[str], written: Changes | None) -> Plan:
+        """After the commit: the refusal raised, or the index brought up to what was written."""
+        if problems or written is None:
             raise out_of_date(plan, problems)
         self._index.apply(plan.changes, written.inserted_rows, written.reinforced)
         return plan

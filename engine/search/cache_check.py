@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.search.vectors import HALF_ERROR, VectorIndex
 from engine.store.decay import decay_rate
-from engine.store.records import fact_columns
+from engine.store.records import vector_columns
 
 SAMPLE_ROWS = 256
 _CHUNK = 2048
@@ -34,7 +34,7 @@ def disagreeing(index: VectorIndex, db: sqlite3.Connection, model_id: str, posit
     for start in range(0, len(positions), _CHUNK):
         rows = np.asarray(positions[start:start + _CHUNK])
         ids = index.ids[rows].tolist()
-        stored = fact_columns(db, ids, "status, embedding, embedding_model, last_reinforced, confidence, kind")
+        stored = vector_columns(db, ids, "status, embedding_model, last_reinforced, confidence, kind")
         cached, meta = index.vectors_at(rows), index.meta[rows]
         for k, fact_id in enumerate(ids):
             if fact_id in skipped:

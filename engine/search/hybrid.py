@@ -32,7 +32,7 @@ from engine.errors import InvalidInput
 from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression, match_parts
 from engine.store import fts_rows
 from engine.store.facts_read import ids_where
-from engine.store.records import Fact, fact_columns, load_facts
+from engine.store.records import Fact, fact_columns, load_facts, vector_columns
 from engine.search.context import context_gains, context_of, lookup
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
@@ -285,7 +285,7 @@ class Searcher:
 
     def _stored_vectors(self, fact_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         found_ids, rows = [], []
-        for fact_id, row in fact_columns(self.db, (int(i) for i in fact_ids), "embedding").items():
+        for fact_id, row in vector_columns(self.db, (int(i) for i in fact_ids)).items():
             if row["embedding"] is not None and len(row["embedding"]) == 4 * self.index.dim:
                 found_ids.append(fact_id)
                 rows.append(np.frombuffer(row["embedding"], dtype=np.float32))
@@ -462,7 +462,7 @@ class Searcher:
         wanted = found[near].tolist()
         if not wanted:
             return cos
-        stored = fact_columns(self.db, wanted, "embedding")
+        stored = vector_columns(self.db, wanted)
         cos = cos.copy()
         # Row by row: one product over the rows can round two identical vectors differently by their
         # position, and equal facts must tie (then the lower id wins) as the reference has them.

@@ -32,7 +32,7 @@ from engine.store.decay import KIND_DECAY, decay_rate
 from engine.store.fts_tokens import FtsTokenizer, splits_on_whitespace, tokenizer_spec
 from engine.store.journal import chain_at, changes_between, high_water
 from engine.store.migrations import LATEST_VERSION
-from engine.store.records import fact_columns
+from engine.store.records import fact_columns, vector_columns
 
 # What an apply hands over besides its change record, so the index need not read back rows:
 # inserted fact id -> (vector, last_reinforced, confidence, kind, batch, text length), and
@@ -198,9 +198,9 @@ class IndexSync:
 
     def _reload(self, fact_ids: Iterable[int]) -> None:
         """Bring these facts' rows of the index in line with the file."""
-        rows = fact_columns(self._store.db, fact_ids,
-                            "status, embedding, embedding_model, last_reinforced, confidence, kind, "
-                            "coalesce(plan_id, -id) AS batch, length(text) AS chars")
+        rows = vector_columns(self._store.db, fact_ids,
+                              "status, embedding_model, last_reinforced, confidence, kind, "
+                              "coalesce(plan_id, -facts.id) AS batch, length(text) AS chars")
         ids, vectors, meta, gone = [], [], [], []
         model_id = self._model_id()
         for fact_id, row in rows.items():

@@ -4,13 +4,14 @@ Each migration runs in its own transaction. The triggers here are what makes
 the archive append-only even for someone with a raw SQL shell: no ``DELETE``
 on any record table, a fact's identity (id, text, scope, created_at,
 content_hash) can never be rewritten, and no row can be overwritten by
-``INSERT OR REPLACE`` (version 3). Version 4 chains the journal's entries by hash.
+``INSERT OR REPLACE`` (version 3). Version 4 chains the journal's entries by hash; version 7
+moves the vectors out of the facts rows into ``fact_vectors``.
 """
 
 from __future__ import annotations
 
 import sqlite3
-from typing import Callable
+from typing import Callable, Iterator
 
 from engine.vocabulary import EDGE_TYPES, ENTITY_TYPES, KINDS, PLAN_STATUSES, SCOPES, STATUSES
 
@@ -61,7 +62,7 @@ def create_archive() -> str:
             evidence TEXT NOT NULL DEFAULT '[]',
             metadata TEXT NOT NULL DEFAULT '{{}}',
             content_hash TEXT NOT NULL,
-            embedding BLOB,
+            embedding BLOB,  -- moved to fact_vectors by version 7
             embedding_model TEXT,
             plan_id INTEGER
         );
@@ -288,6 +289,30 @@ def index_edges_by_plan() -> str:
     return "CREATE INDEX IF NOT EXISTS edges_by_plan ON edges(plan_id) WHERE plan_id IS NOT NULL;"
 
 
+def move_vectors_out() -> str:
+    """Version 7: a fact's vector in its own table, ``fact_vectors`` (issue 29).
+
+    A vector is 1.5 KB of a ~2 KB facts row: every reinforcement, status change or retag
+    rewrote it, every scan of the facts (hash lookups, verify, listing) read past it, and at 1M
+    facts the table was 1.5 GB of vectors. A vector is written once, when its fact is; the
+    table is append-only like the facts (never deleted, never replaced). ``verify``'s replay
+    still checks each fact's vector against the digest its adding journal row recorded. The
+    facts' ``embedding_model`` stays in the facts rows (what ``Fact`` shows; it never changes).
+    Dropping the column rewrites the facts table once; the pages it frees are reused by later
+    writes (the file does not shrink without a VACUUM).
+    """
+    return f"""
+        CREATE TABLE fact_vectors (
+            fact_id INTEGER PRIMARY KEY REFERENCES facts(id),
+            vector BLOB NOT NULL
+        );
+        INSERT INTO fact_vectors (fact_id, vector) SELECT id, embedding FROM facts WHERE embedding IS NOT NULL;
+        ALTER TABLE facts DROP COLUMN embedding;
+        {_forbid_delete("fact_vectors")}
+        {_forbid_overwrite("fact_vectors", (("fact_id",),), "ABORT")}
+        """
+
+
 Step = Callable[[], str] | Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[tuple[str, Step]] = [
     ("create_archive", create_archive),
@@ -296,10 +321,23 @@ MIGRATIONS: list[tuple[str, Step]] = [
     ("chain_the_journal", chain_the_journal),
     ("record_import_chunks", record_import_chunks),
     ("index_edges_by_plan", index_edges_by_plan),
+    ("move_vectors_out", move_vectors_out),
 ]
 # Steps that run Python against the connection instead of returning a script.
 _PYTHON_STEPS = {"chain_the_journal"}
 LATEST_VERSION = len(MIGRATIONS)
+
+
+def _statements(script: str) -> Iterator[str]:
+    """A script's statements one by one (a trigger's body holds semicolons: SQLite says where each ends)."""
+    pending = ""
+    for line in script.splitlines(keepends=True):
+        pending += line
+        if sqlite3.complete_statement(pending):
+            yield pending
+            pending = ""
+    if pending.strip():
+        yield pending  # incomplete: executing it reports the error
 
 
 def migrate(db: sqlite3.Connection, current: int) -> None:
@@ -308,17 +346,20 @@ def migrate(db: sqlite3.Connection, current: int) -> None:
         if version <= current:
             continue
         try:
+            db.execute("BEGIN IMMEDIATE")
+            if db.execute("PRAGMA user_version").fetchone()[0] >= version:
+                # Another process migrated while this one waited for the lock. Checked for every step:
+                # a step that can run twice (CREATE INDEX IF NOT EXISTS) would otherwise succeed again
+                # and set the version back below the steps the other process ran after it.
+                db.execute("ROLLBACK")
+                continue
             if name in _PYTHON_STEPS:
-                db.execute("BEGIN IMMEDIATE")
-                if db.execute("PRAGMA user_version").fetchone()[0] >= version:
-                    db.execute("ROLLBACK")  # another process migrated while this one waited for the lock
-                    continue
                 step(db)  # type: ignore[call-arg]
-                db.execute(f"PRAGMA user_version = {version}")
-                db.execute("COMMIT")
             else:
-                # executescript commits any open transaction first, so the script carries its own.
-                db.executescript(f"BEGIN IMMEDIATE;\n{step()}\nPRAGMA user_version = {version};\nCOMMIT;")  # type: ignore[call-arg]
+                for statement in _statements(step()):  # type: ignore[call-arg]
+                    db.execute(statement)  # not executescript: it would commit the open transaction first
+            db.execute(f"PRAGMA user_version = {version}")
+            db.execute("COMMIT")
         except BaseException as err:
             if db.in_transaction:
                 db.execute("ROLLBACK")

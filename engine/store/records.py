@@ -187,6 +187,20 @@ def fact_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str) -> di
     return found
 
 
+def vector_columns(db: sqlite3.Connection, ids: Iterable[int], columns: str = "") -> dict[int, sqlite3.Row]:
+    """``fact_columns`` with the fact's vector as ``embedding`` (None when it has none), from ``fact_vectors``."""
+    wanted = [check_id(i, "a fact id") for i in dict.fromkeys(ids)]
+    found: dict[int, sqlite3.Row] = {}
+    for start in range(0, len(wanted), 500):
+        chunk = wanted[start:start + 500]
+        for row in db.execute(f"SELECT facts.id AS id, {columns + ', ' if columns else ''}"
+                              f"fact_vectors.vector AS embedding FROM facts "
+                              f"LEFT JOIN fact_vectors ON fact_vectors.fact_id = facts.id "
+                              f"WHERE facts.id IN ({','.join('?' * len(chunk))})", chunk):
+            found[row["id"]] = row
+    return found
+
+
 def candidate_rows(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, sqlite3.Row]:
     """The few columns the classifier needs, without parsing JSON columns."""
     return fact_columns(db, ids, "text, scope, status, subject, predicate, object")
@@ -200,11 +214,14 @@ def insert_fact(db: sqlite3.Connection, values: dict[str, Any], vector: np.ndarr
     row = dict(values)
     for key in ("tags", "evidence", "metadata"):
         row[key] = _to_json(row.get(key) or ([] if key != "metadata" else {}))
-    row["embedding"] = None if vector is None else np.asarray(vector, dtype=np.float32).tobytes()
     row["embedding_model"] = model_id if vector is not None else None
     columns = ", ".join(row)
     marks = ", ".join(f":{k}" for k in row)
-    return int(db.execute(f"INSERT INTO facts ({columns}) VALUES ({marks})", row).lastrowid)
+    fact_id = int(db.execute(f"INSERT INTO facts ({columns}) VALUES ({marks})", row).lastrowid)
+    if vector is not None:
+        db.execute("INSERT INTO fact_vectors (fact_id, vector) VALUES (?, ?)",
+                   (fact_id, np.asarray(vector, dtype=np.float32).tobytes()))
+    return fact_id
 
 
 def exact_digest(data: bytes | str | None) -> str | None:

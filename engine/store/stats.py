@@ -27,8 +27,9 @@ def vector_health(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> d
     length (``damaged_vectors``). No index holds a vector's model and length, so this reads every row
     (1M facts: 2 s, most of the file's pages)."""
     stale, damaged = db.execute(
-        "SELECT coalesce(sum(embedding_model IS NOT ? OR embedding IS NULL), 0), "
-        "coalesce(sum(embedding_model = ? AND length(embedding) != ?), 0) FROM facts",
+        "SELECT coalesce(sum(f.embedding_model IS NOT ? OR v.vector IS NULL), 0), "
+        "coalesce(sum(f.embedding_model = ? AND length(v.vector) != ?), 0) "
+        "FROM facts f LEFT JOIN fact_vectors v ON v.fact_id = f.id",
         (model_id, model_id, vector_bytes)).fetchone()
     return {"needs_reembedding": stale, "damaged_vectors": damaged}
 
@@ -36,8 +37,8 @@ def vector_health(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> d
 def vector_problems(db: sqlite3.Connection, model_id: str, vector_bytes: int, limit: int) -> list[tuple[int, str]]:
     """(fact id, what is wrong) for facts with no vector, another model's, or one of the wrong length."""
     rows = db.execute(
-        "SELECT id, embedding_model, length(embedding) FROM facts WHERE embedding IS NULL "
-        "OR embedding_model IS NOT ? OR length(embedding) != ? ORDER BY id LIMIT ?",
+        "SELECT f.id, f.embedding_model, length(v.vector) FROM facts f LEFT JOIN fact_vectors v ON v.fact_id = f.id "
+        "WHERE v.vector IS NULL OR f.embedding_model IS NOT ? OR length(v.vector) != ? ORDER BY f.id LIMIT ?",
         (model_id, vector_bytes, limit)).fetchall()
     found = []
     for fact_id, model, length in rows:

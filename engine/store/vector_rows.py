@@ -1,4 +1,4 @@
-"""Stored vectors (``facts.embedding``) of active facts, as the search index loads them.
+"""Stored vectors (``fact_vectors``, one per fact) of active facts, as the search index loads them.
 
 The index reads every active vector of the current model once, in chunks
 straight from the cursor; afterwards it follows the journal (store/journal.py)
@@ -14,8 +14,8 @@ from typing import Iterator
 def sample_lengths(db: sqlite3.Connection, model_id: str) -> Iterator[int]:
     """Byte lengths of a few active vectors of ``model_id`` (at most 64)."""
     return (r[0] for r in db.execute(
-        "SELECT length(embedding) FROM facts WHERE status = 'active' AND embedding_model = ? "
-        "AND embedding IS NOT NULL LIMIT 64", (model_id,)))
+        "SELECT length(v.vector) FROM facts f JOIN fact_vectors v ON v.fact_id = f.id "
+        "WHERE f.status = 'active' AND f.embedding_model = ? LIMIT 64", (model_id,)))
 
 
 def active_count(db: sqlite3.Connection) -> int:
@@ -26,12 +26,14 @@ def active_count(db: sqlite3.Connection) -> int:
 def active_vectors(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> sqlite3.Cursor:
     """A cursor over (id, embedding, last_reinforced, confidence, kind, batch, text length) of every active fact
     with a ``vector_bytes``-long vector of ``model_id``; the caller reads it with ``fetchmany``."""
-    query = ("SELECT id, embedding, last_reinforced, confidence, kind, coalesce(plan_id, -id), length(text) FROM facts "
-             "WHERE status = 'active' AND embedding_model = ? AND length(embedding) = ?")
+    query = ("SELECT f.id, v.vector, f.last_reinforced, f.confidence, f.kind, coalesce(f.plan_id, -f.id), "
+             "length(f.text) FROM facts f JOIN fact_vectors v ON v.fact_id = f.id "
+             "WHERE f.status = 'active' AND f.embedding_model = ? AND length(v.vector) = ?")
     return db.execute(query, (model_id, vector_bytes))
 
 
 def active_ids_with_vectors(db: sqlite3.Connection, model_id: str, vector_bytes: int) -> Iterator[int]:
     """Ids of the active facts the index holds: those with a ``vector_bytes``-long vector of ``model_id``."""
-    return (r[0] for r in db.execute("SELECT id FROM facts WHERE status = 'active' AND embedding_model = ? "
-                                     "AND length(embedding) = ?", (model_id, vector_bytes)))
+    return (r[0] for r in db.execute("SELECT f.id FROM facts f JOIN fact_vectors v ON v.fact_id = f.id "
+                                     "WHERE f.status = 'active' AND f.embedding_model = ? AND length(v.vector) = ?",
+                                     (model_id, vector_bytes)))

@@ -90,9 +90,9 @@ def _replay(db: sqlite3.Connection) -> _Journal:
 def _facts(db: sqlite3.Connection, replayed: _Journal) -> Iterator[tuple[str, str]]:
     """Each fact beside its adding row (absorb or import), then what later rows changed."""
     cursor = db.execute(
-        "SELECT f.id, f.status, f.tags, f.confidence, f.kind, f.subject, f.predicate, f.object, f.text, f.embedding, "
-        "j.action, j.plan_id, j.details FROM facts f LEFT JOIN journal j "
-        "ON j.fact_id = f.id AND j.action IN ('absorb', 'import') ORDER BY f.id, j.id")
+        "SELECT f.id, f.status, f.tags, f.confidence, f.kind, f.subject, f.predicate, f.object, f.text, v.vector, "
+        "j.action, j.plan_id, j.details FROM facts f LEFT JOIN fact_vectors v ON v.fact_id = f.id "
+        "LEFT JOIN journal j ON j.fact_id = f.id AND j.action IN ('absorb', 'import') ORDER BY f.id, j.id")
     previous = None
     while rows := cursor.fetchmany(1000):
         for (fact_id, status, tags, confidence, kind, subject, predicate, obj, text, embedding,

@@ -91,8 +91,9 @@ def _rows(path: Path) -> dict[str, list[tuple]]:
     with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as db:
         return {
             "facts": db.execute("SELECT id, text, scope, kind, status, confidence, tags, created_at, last_reinforced, "
-                                "session_id, metadata, subject, predicate, object, content_hash, embedding, "
-                                "embedding_model, plan_id FROM facts ORDER BY id").fetchall(),
+                                "session_id, metadata, subject, predicate, object, content_hash, v.vector, "
+                                "embedding_model, plan_id FROM facts LEFT JOIN fact_vectors v ON v.fact_id = id "
+                                "ORDER BY id").fetchall(),
             "edges": db.execute("SELECT src_id, dst_id, type, plan_id FROM edges ORDER BY src_id, dst_id, type").fetchall(),
             "mentions": db.execute("SELECT fact_id, entity_id FROM entity_mentions ORDER BY 1, 2").fetchall(),
             "journal": db.execute("SELECT id, action, fact_id, plan_id FROM journal ORDER BY id").fetchall(),

@@ -212,7 +212,7 @@ def test_stats_says_which_facts_search_cannot_use(run, db_path: Path) -> None:
     assert run("absorb", "Maya prefers dark mode in every editor she uses.",
                "The Ferrite ingest service runs three replicas on staging.")[0] == 0
     with sqlite3.connect(db_path) as db:
-        db.execute("UPDATE facts SET embedding = x'00' WHERE id = 1")
+        db.execute("UPDATE fact_vectors SET vector = x'00' WHERE fact_id = 1")
         db.execute("UPDATE facts SET embedding_model = 'old/model' WHERE id = 2")
     code, out, _ = run("stats")
     assert code == 0 and "search skips facts: 1 need embedding with this model; 1 have a damaged vector" in out

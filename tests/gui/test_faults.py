@@ -13,7 +13,7 @@ from tests.gui.conftest import WAIT_MS, open_file, settle
 def test_corrupt_records_do_not_break_the_app(qtbot, window, demo_copy: Path) -> None:
     raw = sqlite3.connect(demo_copy, isolation_level=None)
     first, second = [r[0] for r in raw.execute("SELECT id FROM facts WHERE status = 'active' ORDER BY id LIMIT 2")]
-    raw.execute("UPDATE facts SET embedding = x'00' WHERE id = ?", (first,))
+    raw.execute("UPDATE fact_vectors SET vector = x'00' WHERE fact_id = ?", (first,))
     raw.execute("UPDATE facts SET embedding_model = 'old/model-v0' WHERE id = ?", (second,))
     bad = raw.execute("INSERT INTO journal (at, actor, action, fact_id, plan_id, details) "
                       "VALUES (1.8e9, 'raw', 'reinforce', 40, NULL, '{not json')").lastrowid

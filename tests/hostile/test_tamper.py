@@ -155,6 +155,9 @@ def test_an_older_file_gets_its_chain_at_migration(run: Run, filled: Path) -> No
     db.execute("ALTER TABLE journal DROP COLUMN chain")
     db.execute("DROP TABLE import_chunks")  # version 5
     db.execute("DROP INDEX edges_by_plan")  # version 6
+    db.execute("ALTER TABLE facts ADD COLUMN embedding BLOB")  # version 7: the vectors back in the facts rows
+    db.execute("UPDATE facts SET embedding = (SELECT vector FROM fact_vectors WHERE fact_id = facts.id)")
+    db.execute("DROP TABLE fact_vectors")
     db.execute("PRAGMA user_version = 2")
     db.close()
     code, out, err = run("verify")
@@ -162,6 +165,8 @@ def test_an_older_file_gets_its_chain_at_migration(run: Run, filled: Path) -> No
     db = raw(filled)
     assert db.execute("PRAGMA user_version").fetchone()[0] == LATEST_VERSION
     assert db.execute("SELECT count(*) FROM journal WHERE chain IS NULL").fetchone()[0] == 0
+    assert db.execute("SELECT count(*) FROM fact_vectors").fetchone()[0] == db.execute(
+        "SELECT count(*) FROM facts").fetchone()[0]
     with pytest.raises(sqlite3.DatabaseError):
         db.execute("UPDATE journal SET chain = 'x' WHERE id = 1")
 

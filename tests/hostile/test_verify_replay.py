@@ -73,7 +73,7 @@ EDITS: list[tuple[str, Callable[[Path], None], str]] = [
     ("triple", lambda p: _sql(p, "UPDATE facts SET subject = 'x', predicate = 'y', object = 'z' WHERE id = 1"),
      "fact 1"),
     ("embedding swapped", lambda p: _sql(
-        p, "UPDATE facts SET embedding = (SELECT embedding FROM facts WHERE id = 2) WHERE id = 1"), "fact 1"),
+        p, "UPDATE fact_vectors SET vector = (SELECT vector FROM fact_vectors WHERE fact_id = 2) WHERE fact_id = 1"), "fact 1"),
     ("draft marked applied", lambda p: _sql(
         p, "UPDATE plans SET status = 'applied', applied_items = '{\"0\": 99}' WHERE status = 'discarded'"), None),
     ("fact inserted with a correct hash", lambda p: _insert_fact(p), None),

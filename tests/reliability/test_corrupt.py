@@ -1,7 +1,7 @@
 """Corrupt inputs: a truncated file, a vector of the wrong length, a journal row with bad JSON,
 a fact embedded by another model. Each is reported clearly (which record, what is wrong) and
 the rest of the memory stays usable. The damage is done with raw SQL, as a bad disk, an old
-tool or a hand edit would; the triggers allow it (embedding columns are not immutable, and
+tool or a hand edit would; the triggers allow it (vectors and the model column are not immutable, and
 the journal accepts new rows).
 """
 
@@ -58,7 +58,7 @@ def test_truncated_file_is_a_clear_store_error(seeded: Path, embedder, keep: flo
 
 def test_vector_of_wrong_length_is_skipped_and_reported(seeded: Path, embedder, report: dict) -> None:
     with _raw(seeded) as db:  # the very first fact: the index must not take its length for the model's
-        db.execute("UPDATE facts SET embedding = x'00' WHERE id = 1")
+        db.execute("UPDATE fact_vectors SET vector = x'00' WHERE fact_id = 1")
     with Memory(seeded, embedder=embedder) as memory:
         hits = memory.search("Jonas Becker founded Spreeline Data", top_k=5)
         assert hits and hits[0].fact.id == 7

@@ -70,7 +70,7 @@ def test_stats_without_vectors_and_the_vector_counts_apart_make_the_full_stats(m
                                                                               db_path: Path) -> None:
     memory.absorb(["Maya prefers Vim.", "The ingest service uses Postgres.", "Ferrite runs on Fridays."])
     db = sqlite3.connect(db_path)
-    db.execute("UPDATE facts SET embedding = x'00' WHERE id = 1")
+    db.execute("UPDATE fact_vectors SET vector = x'00' WHERE fact_id = 1")
     db.execute("UPDATE facts SET embedding_model = 'old/model-v0' WHERE id = 2")
     db.commit()
     db.close()
