@@ -39,7 +39,7 @@ import numpy as np
 from engine import Settings
 from engine.search.fts import RAREST_STRETCH, _quoted, match_expression
 from engine.search.hybrid import match_budget
-from engine.search.question_kind import asked_kinds, carried_kinds
+from engine.search.question_kind import SCORED_KINDS, asked_kinds, carried_kinds
 from engine.search.voice import asks_about_self, person_shares
 from engine.store.decay import age_days, freshness
 
@@ -274,7 +274,7 @@ def _get(v: Variant, name: str, default: float = 0.0) -> float:
                 "bm25_power": memory.bm25_power, "freshness_rate": memory.freshness_rate,
                 "freshness_floor": memory.freshness_floor, "own_voice": memory.voice_weight,
                 "text_match_share": memory.text_match_share, "text_match_ceiling": memory.text_match_ceiling,
-                "answer_kind": getattr(memory, "answer_kind_weight", 0.0)}
+                "answer_kind": memory.answer_kind_weight}
     return v.get(name, defaults.get(name, default))
 
 
@@ -317,7 +317,7 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
         if reply > 0:
             full *= reply_factor
         # What the question asks for (a time, a number, a name): facts carrying that kind of answer gain.
-        asked = int(p.asked[k]) & int(_get(v, "answer_kind_mask", 7))
+        asked = int(p.asked[k]) & int(_get(v, "answer_kind_mask", SCORED_KINDS))
         if _get(v, "answer_kind") > 0 and asked:
             full *= 1 + _get(v, "answer_kind") * ((p.carried & asked) > 0)
         voiced = own_voice > 0 and (p.about_self[k] if _get(v, "voice_gate", 1) else p.q_first[k] > 0)
@@ -409,7 +409,7 @@ def answer_kind_grid() -> dict[str, Variant]:
     kind only (``answer_kind_mask``: 1 a time, 2 a number, 4 a name)."""
     grid: dict[str, Variant] = {"baseline": {"answer_kind": 0.0}}
     for mask, kinds in ((7, "all"), (1, "time"), (2, "number"), (4, "name"), (3, "time+number")):
-        for weight in (0.05, 0.1, 0.15, 0.25):
+        for weight in (0.05, 0.1, 0.15, 0.25, 0.35, 0.5):
             grid[f"answer_kind={weight},{kinds}"] = {"answer_kind": weight, "answer_kind_mask": mask}
     return grid
 

@@ -26,6 +26,9 @@ from engine.store.records import fact_columns
 
 # What a fact carries, as bits.
 TIME, NUMBER, NAME = 1, 2, 4
+# The kinds the score uses. Lifting a capitalised name for "where" / "who" measured lower on every shape
+# (benchmarks.ranking_replay --grid answer-kind): most facts name someone or somewhere, so it separates little.
+SCORED_KINDS = TIME | NUMBER
 
 _ASKS = (
     (TIME, re.compile(r"\bwhen\b|\bwhat (?:time|date|day|year|month|season)\b|\bwhich (?:day|date|year|month)\b"
@@ -106,7 +109,7 @@ def answer_kind_factors(db: sqlite3.Connection, index: VectorIndex, query: str, 
     this knows, or the weight is 0, and nothing changes)."""
     if weight <= 0 or not len(fact_ids):
         return None
-    asked = asked_kinds(query)
+    asked = asked_kinds(query) & SCORED_KINDS
     if not asked:
         return None
     found = fact_kinds(db, index, fact_ids.tolist())
