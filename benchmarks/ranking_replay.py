@@ -414,7 +414,15 @@ def answer_kind_grid() -> dict[str, Variant]:
     return grid
 
 
-GRIDS = {"share-voice": variant_grid, "answer-kind": answer_kind_grid}
+def answer_kind_weight_grid() -> dict[str, Variant]:
+    """The shipped answer-kind part (a time, a number: ``SCORED_KINDS``) at the weights it was chosen among."""
+    grid: dict[str, Variant] = {"baseline": {"answer_kind": 0.0}}
+    for weight in (0.15, 0.25, 0.35):
+        grid[f"answer_kind_weight={weight}"] = {"answer_kind": weight}
+    return grid
+
+
+GRIDS = {"share-voice": variant_grid, "answer-kind": answer_kind_grid, "answer-kind-weight": answer_kind_weight_grid}
 
 
 def main() -> None:
