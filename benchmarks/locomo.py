@@ -427,7 +427,8 @@ def variant_label(settings: Settings) -> str:
     default, memory = Settings().memory, settings.memory
     changed = [f"{name}={getattr(memory, name)}" for name in
                ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
-                "context_length", "text_match_budget", "text_match_share", "bm25_power", "voice_weight")
+                "context_length", "text_match_budget", "text_match_share", "bm25_power", "voice_weight",
+                "answer_kind_weight")
                if getattr(memory, name) != getattr(default, name)]
     return ",".join(changed) or "defaults"
 
@@ -466,6 +467,8 @@ def main() -> None:
     parser.add_argument("--share", type=_floats, default=[defaults.text_match_share], help="text_match_share")
     parser.add_argument("--bm25-power", type=_floats, default=[defaults.bm25_power],
                         help="BM25 part = (bm25 / best) ** this")
+    parser.add_argument("--answer-kind", type=_floats, default=[defaults.answer_kind_weight],
+                        help="answer_kind_weight")
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--pack-chars", type=lambda text: [int(v) for v in text.split(",")], default=[0],
                         help=f"join each session's turns into texts of ~N chars ({PACK_MIN}-{PACK_MAX}); 0 = turns; "
@@ -496,10 +499,11 @@ def main() -> None:
                                                    candidate_pool=int(p), cosine_weight=w,
                                                    bm25_weight=round(1 - w, 4), context_weight=c,
                                                    context_length=int(n),
-                                                   text_match_budget=int(b), text_match_share=h, bm25_power=e))
+                                                   text_match_budget=int(b), text_match_share=h, bm25_power=e,
+                                                   answer_kind_weight=a))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
                 for c in args.context_weight for n in args.context_length for b in args.budget for h in args.share
-                for e in args.bm25_power]
+                for e in args.bm25_power for a in args.answer_kind]
     cache = Path(args.cache) if args.cache else None
     shapes = [shape_of(n) for n in args.pack_chars] + (["observations"] if args.observations else []) \
         + [f"mixed{n}" for n in args.mixed] + (["turns-pooled"] if args.pooled else [])

@@ -20,6 +20,7 @@ out together, and a variant is chosen on the other folds by mean recall@5 over t
 shapes among those lowering no shape's training recall@5 below the baseline's.
 
     python -m benchmarks.ranking_replay [--cache /tmp/retrieval-cache] [--folds 3] [--shapes turns,...,lme]
+        [--grid answer-kind|share-voice]
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ import numpy as np
 from engine import Settings
 from engine.search.fts import RAREST_STRETCH, _quoted, match_expression
 from engine.search.hybrid import match_budget
+from engine.search.question_kind import SCORED_KINDS, asked_kinds, carried_kinds
 from engine.search.voice import asks_about_self, person_shares
 from engine.store.decay import age_days, freshness
 
@@ -245,6 +247,8 @@ class Prepared:
     q_second: np.ndarray
     about_self: np.ndarray
     members: dict[int, np.ndarray]
+    carried: np.ndarray = None  # kinds of answer each fact carries (engine/search/question_kind.py), bits
+    asked: np.ndarray = None  # kinds of answer each question asks for, bits
 
 
 def prepare(shape: Shape) -> Prepared:
@@ -254,7 +258,9 @@ def prepare(shape: Shape) -> Prepared:
     members = {s: np.flatnonzero(shape.store == s) for s in sorted(set(shape.store.tolist()))}
     return Prepared(shape, before, after, np.asarray([len(t) for t in shape.texts], np.float64),
                     shares[:, 0], shares[:, 1], q_shares[:, 0], q_shares[:, 1],
-                    np.asarray([asks_about_self(q["text"]) for q in shape.questions], bool), members)
+                    np.asarray([asks_about_self(q["text"]) for q in shape.questions], bool), members,
+                    np.asarray([carried_kinds(t) for t in shape.texts], np.int64),
+                    np.asarray([asked_kinds(q["text"]) for q in shape.questions], np.int64))
 
 
 Variant = dict[str, float]
@@ -267,7 +273,8 @@ def _get(v: Variant, name: str, default: float = 0.0) -> float:
                 "context_weight": memory.context_weight, "context_length": memory.context_length,
                 "bm25_power": memory.bm25_power, "freshness_rate": memory.freshness_rate,
                 "freshness_floor": memory.freshness_floor, "own_voice": memory.voice_weight,
-                "text_match_share": memory.text_match_share, "text_match_ceiling": memory.text_match_ceiling}
+                "text_match_share": memory.text_match_share, "text_match_ceiling": memory.text_match_ceiling,
+                "answer_kind": memory.answer_kind_weight}
     return v.get(name, defaults.get(name, default))
 
 
@@ -309,6 +316,10 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
         full[m] = (cw * cos + bw * text[m]) * fresh
         if reply > 0:
             full *= reply_factor
+        # What the question asks for (a time, a number, a name): facts carrying that kind of answer gain.
+        asked = int(p.asked[k]) & int(_get(v, "answer_kind_mask", SCORED_KINDS))
+        if _get(v, "answer_kind") > 0 and asked:
+            full *= 1 + _get(v, "answer_kind") * ((p.carried & asked) > 0)
         voiced = own_voice > 0 and (p.about_self[k] if _get(v, "voice_gate", 1) else p.q_first[k] > 0)
         gain = borrow_gain
         if voiced:
@@ -352,9 +363,12 @@ def cross_validate(prepared: list[Prepared], variants: dict[str, Variant], folds
                    baseline: str = "baseline") -> dict[str, Any]:
     """Per fold, the variant with the best mean training recall@5 over the shapes, among those lowering no
     shape's training recall@5 below the baseline's; its held-out recall@5 per shape, pooled over folds."""
-    per = {name: [recalls(p.shape, rank(p, v)) for p in prepared] for name, v in variants.items()}
+    runs = {name: [rank(p, v) for p in prepared] for name, v in variants.items()}
+    per = {name: [recalls(p.shape, r) for p, r in zip(prepared, rs)] for name, rs in runs.items()}
+    per_hits = {name: [hits(p.shape, r) for p, r in zip(prepared, rs)] for name, rs in runs.items()}
     fold_of = [np.asarray([q["fold"] for q in p.shape.questions]) for p in prepared]
     choices, held = [], [np.zeros(len(p.shape.questions)) for p in prepared]
+    held_hits = [np.zeros(len(p.shape.questions)) for p in prepared]
     for f in range(folds):
         def train(name: str) -> list[float]:
             return [float(r[fo != f].mean()) for r, fo in zip(per[name], fold_of)]
@@ -364,7 +378,9 @@ def cross_validate(prepared: list[Prepared], variants: dict[str, Variant], folds
         choices.append(chosen)
         for s, (r, fo) in enumerate(zip(per[chosen], fold_of)):
             held[s][fo == f] = r[fo == f]
-    return {"choices": choices, "held_out": held, "per_variant": per}
+            held_hits[s][fo == f] = per_hits[chosen][s][fo == f]
+    return {"choices": choices, "held_out": held, "held_out_hits": held_hits, "per_variant": per,
+            "per_variant_hits": per_hits}
 
 
 def by_category(shape: Shape, values: np.ndarray) -> dict[str, tuple[int, float]]:
@@ -387,15 +403,38 @@ def variant_grid() -> dict[str, Variant]:
     return grid
 
 
+def answer_kind_grid() -> dict[str, Variant]:
+    """Today's settings (``baseline``: nothing may go below it) and the answer-kind part
+    (engine/search/question_kind.py) at several weights, for every kind a question can ask for or for one
+    kind only (``answer_kind_mask``: 1 a time, 2 a number, 4 a name)."""
+    grid: dict[str, Variant] = {"baseline": {"answer_kind": 0.0}}
+    for mask, kinds in ((7, "all"), (1, "time"), (2, "number"), (4, "name"), (3, "time+number")):
+        for weight in (0.05, 0.1, 0.15, 0.25, 0.35, 0.5):
+            grid[f"answer_kind={weight},{kinds}"] = {"answer_kind": weight, "answer_kind_mask": mask}
+    return grid
+
+
+def answer_kind_weight_grid() -> dict[str, Variant]:
+    """The shipped answer-kind part (a time, a number: ``SCORED_KINDS``) at the weights it was chosen among."""
+    grid: dict[str, Variant] = {"baseline": {"answer_kind": 0.0}}
+    for weight in (0.15, 0.25, 0.35):
+        grid[f"answer_kind_weight={weight}"] = {"answer_kind": weight}
+    return grid
+
+
+GRIDS = {"share-voice": variant_grid, "answer-kind": answer_kind_grid, "answer-kind-weight": answer_kind_weight_grid}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cache", default="/tmp/retrieval-cache")
     parser.add_argument("--shapes", default=",".join(SHAPES))
     parser.add_argument("--folds", type=int, default=3)
+    parser.add_argument("--grid", choices=sorted(GRIDS), default="answer-kind")
     args = parser.parse_args()
     shapes = load_shapes(Path(args.cache), tuple(args.shapes.split(",")))
     prepared = [prepare(s) for s in shapes]
-    grid = variant_grid()
+    grid = GRIDS[args.grid]()
     found = cross_validate(prepared, grid, args.folds)
     print(f"{'recall@5 (all questions)':<44}" + "".join(f"{p.shape.name:>12}" for p in prepared))
     for name, per_shape in found["per_variant"].items():
@@ -404,6 +443,8 @@ def main() -> None:
     print(f"{'held out (pooled over folds)':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in found["held_out"]))
     base = found["per_variant"]["baseline"]
     print(f"{'baseline, same questions':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in base))
+    print(f"{'hit@5 held out':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in found["held_out_hits"]))
+    print(f"{'hit@5 baseline':<44}" + "".join(f"{float(r.mean()):>12.4f}" for r in found["per_variant_hits"]["baseline"]))
     for p, held, before in zip(prepared, found["held_out"], base):
         bm = recalls(p.shape, bm25_runs(p.shape))
         print(f"\n{p.shape.name}: recall@5 by category (n, baseline, held out, BM25 alone)")

@@ -28,6 +28,7 @@ from engine import Memory, Settings, fixed_clock
 from engine.models.embeddings import Embedder
 from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
 from engine.search.hybrid import match_budget
+from engine.search.question_kind import SCORED_KINDS, asked_kinds, carried_kinds
 from engine.search.voice import asks_about_self, voice
 from engine.search.index_file import cache_path
 from engine.store.records import content_hash
@@ -243,6 +244,7 @@ class Reference:
         self.fresh = np.maximum(self.limits.freshness_floor, 1.0 - self.limits.freshness_rate * days)
         self.row_of = {int(i): k for k, i in enumerate(self.ids)}
         self._voices: np.ndarray | None = None
+        self._kinds: np.ndarray | None = None
         # Context neighbours: the active facts with the next lower / higher id, absorbed in the same plan.
         plans = [r[3] for r in rows]
         pairs = [k for k in range(1, len(rows)) if self.ids[k] == self.ids[k - 1] + 1
@@ -280,11 +282,22 @@ class Reference:
             self._voices = np.fromiter((voice(texts[int(i)]) for i in self.ids), np.float64, len(self.ids))
         return self._voices
 
+    def kinds(self) -> np.ndarray:
+        """The kinds of answer every active fact carries (engine/search/question_kind.py), read once."""
+        if self._kinds is None:
+            texts = dict(self.db.execute("SELECT id, text FROM facts WHERE status = 'active'"))
+            self._kinds = np.fromiter((carried_kinds(texts[int(i)]) for i in self.ids), np.int64, len(self.ids))
+        return self._kinds
+
     def scores(self, cosine: np.ndarray, text: np.ndarray, query: str = "") -> np.ndarray:
         """Base score plus ``context_weight`` times the more a neighbour lends (its base score times its share);
-        for a question about the asker, the base times its voice factor and no context part."""
+        for a question about the asker, the base times its voice factor and no context part; for a question
+        asking when or how many, the base times the answer-kind factor."""
         w = self.limits
         base = (w.cosine_weight * np.maximum(0.0, cosine) + w.bm25_weight * text) * self.fresh
+        asked = asked_kinds(query) & SCORED_KINDS
+        if w.answer_kind_weight > 0 and asked:
+            base = base * (1.0 + w.answer_kind_weight * ((self.kinds() & asked) > 0))
         if w.voice_weight > 0 and asks_about_self(query):
             return base * (1.0 + w.voice_weight * self.voices())
         padded = np.append(base * self.gain, 0.0)  # index -1: no neighbour

@@ -1,5 +1,9 @@
 """Hybrid search (DESIGN §4): ``(w_cos·cosine + w_bm25·bm25_norm) × freshness``, plus context.
 
+The base score is also multiplied by who speaks in a fact (engine/search/voice.py) and by whether it
+carries the kind of answer a question asks for (engine/search/question_kind.py), each 1 when it does
+not apply.
+
 ``bm25_norm`` is per query: ``(bm25 / best match's bm25) ** bm25_power`` (``bm25_parts``).
 
 Without filters (or with only a confidence floor), every active fact is
@@ -36,6 +40,7 @@ from engine.store.records import Fact, fact_columns, load_facts, vector_columns
 from engine.search.context import context_gains, context_of, lookup
 from engine.search.text_index import TextIndex
 from engine.search.vectors import VectorIndex
+from engine.search.question_kind import answer_kind_factors
 from engine.search.voice import asks_about_self, voice_factors
 
 
@@ -244,12 +249,14 @@ class Hit:
     context: float = 0.0
     # What the base score was multiplied by for who speaks in the fact (engine/search/voice.py; 1: nothing).
     voice: float = 1.0
+    # ... and for carrying the kind of answer the question asks for (engine/search/question_kind.py; 1: nothing).
+    answer_kind: float = 1.0
 
     def to_dict(self) -> dict[str, Any]:
         f = self.fact
         return {"id": f.id, "text": f.text, "score": round(self.score, 4), "cosine": round(self.cosine, 4),
                 "bm25": round(self.bm25, 4), "freshness": round(self.freshness, 4), "context": round(self.context, 4),
-                "voice": round(self.voice, 4),
+                "voice": round(self.voice, 4), "answer_kind": round(self.answer_kind, 4),
                 "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
                 "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
                 "created_at": format_time(f.created_at), "sources": f.sources,
@@ -450,8 +457,8 @@ class Searcher:
         most ``(1 + context_weight) · cosine_weight · error``: only facts within
         twice that of the k-th score can change places with it.
         """
-        slack = 2 * (1 + self.limits.context_weight) * (1 + self.limits.voice_weight) * self.limits.cosine_weight \
-            * self.index.error
+        slack = 2 * (1 + self.limits.context_weight) * (1 + self.limits.voice_weight) \
+            * (1 + self.limits.answer_kind_weight) * self.limits.cosine_weight * self.index.error
         kth = np.sort(score)[-min(top_k, len(score))]
         near = np.flatnonzero(score >= kth - slack)
         if self.limits.context_weight > 0:
@@ -495,7 +502,9 @@ class Searcher:
             found, meta = self.index.ids[rows], self.index.meta[rows]
         if len(found) == 0:
             return []
-        voiced = voice_factors(self.db, self.index, query, found, self.limits.voice_weight)
+        voice = voice_factors(self.db, self.index, query, found, self.limits.voice_weight)
+        kind = answer_kind_factors(self.db, self.index, query, found, self.limits.answer_kind_weight)
+        voiced = voice if kind is None else kind if voice is None else voice * kind
         cos, scored = self._ranked(found, rows, meta, cos, text, now, ranked, top_k, query_vector, voiced)
         base, fresh, effective, context, score = scored
         if filters.min_confidence is not None:
@@ -504,6 +513,7 @@ class Searcher:
         order = order[score[order] >= 0]
         facts = load_facts(self.db, found[order].tolist())
         return [Hit(facts[int(found[k])], float(score[k]), float(cos[k]), float(text[k]), float(fresh[k]),
-                    float(effective[k]), float(context[k]), 1.0 if voiced is None else float(voiced[k]))
+                    float(effective[k]), float(context[k]), 1.0 if voice is None else float(voice[k]),
+                    1.0 if kind is None else float(kind[k]))
                 for k in order]
 

@@ -88,6 +88,8 @@ def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, conte
     blend = cosine_weight * hit.cosine + bm25_weight * hit.bm25
     context = (f" + {context_weight:g}×context {hit.context:.3f}" if context_weight and hit.context else "")
     voice = f" × voice {hit.voice:.2f}" if hit.voice != 1.0 else ""  # who speaks, for a question about the asker
+    # Carrying the kind of answer asked for (a time for "when", a number for "how many").
+    voice += f" × answer kind {hit.answer_kind:.2f}" if hit.answer_kind != 1.0 else ""
     return (f"#{rank} · fact {hit.fact.id} · ({cosine_weight:g}×cosine {hit.cosine:.3f} + {bm25_weight:g}×BM25 "
             f"{hit.bm25:.3f} = {blend:.3f}) × freshness {hit.freshness:.2f}{voice}{context} = score {hit.score:.3f}")
 

@@ -29,7 +29,8 @@ CHAT = [
     "That sounds like a big change for her! Porto is lovely in spring, and you could visit her there.",
 ]
 QUESTIONS = ["What did I name my new puppy?", "Which park has a fenced dog run?",
-             "What tips did you give me for my new puppy?", "Where did my sister move?", "bakery job"]
+             "What tips did you give me for my new puppy?", "Where did my sister move?", "bakery job",
+             "When did my sister move to Porto?", "When does the dog park open?"]
 
 
 class CountingEmbedder:
@@ -54,9 +55,11 @@ def test_cached_vectors_are_the_models_and_are_not_made_twice(tmp_path: Path, em
     assert np.allclose(first, embedder.embed(CHAT[:3]), atol=1e-6)
 
 
-@pytest.mark.parametrize("voice_weight", [0.0, 0.6])
-def test_the_replay_ranks_as_the_engine_does(tmp_path: Path, embedder, voice_weight: float) -> None:
-    settings = replace(Settings(), memory=replace(Settings().memory, voice_weight=voice_weight))
+@pytest.mark.parametrize("voice_weight, answer_kind_weight", [(0.0, 0.0), (0.6, 0.0), (0.6, 0.25), (0.0, 0.5)])
+def test_the_replay_ranks_as_the_engine_does(tmp_path: Path, embedder, voice_weight: float,
+                                             answer_kind_weight: float) -> None:
+    settings = replace(Settings(), memory=replace(Settings().memory, voice_weight=voice_weight,
+                                                  answer_kind_weight=answer_kind_weight))
     with Memory(tmp_path / "m.sqlite", settings, clock=fixed_clock(NOW), actor="test", embedder=embedder) as memory:
         ids = [item.fact_id for item in memory.absorb(CHAT).items]
         engine = [[ids.index(h.fact.id) for h in memory.search(q, top_k=4)] for q in QUESTIONS]
@@ -67,5 +70,5 @@ def test_the_replay_ranks_as_the_engine_does(tmp_path: Path, embedder, voice_wei
     shape.vectors = embedder.embed(CHAT)
     shape.query_vectors = embedder.embed(QUESTIONS)
     shape.bm25 = _bm25(shape, settings.memory)
-    replayed = rank(prepare(shape), {"own_voice": voice_weight}, 4)
+    replayed = rank(prepare(shape), {"own_voice": voice_weight, "answer_kind": answer_kind_weight}, 4)
     assert [[int(i) for i in run] for run in replayed] == engine

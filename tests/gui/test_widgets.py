@@ -54,3 +54,6 @@ def test_explanation_names_the_voice_factor_when_it_applies(memory: Memory) -> N
     assert "voice" not in explain(hit, 1, 0.7, 0.3)  # a factor of 1 is not shown
     hit.voice = 1.25
     assert "× voice 1.25" in explain(hit, 1, 0.7, 0.3)
+    assert "answer kind" not in explain(hit, 1, 0.7, 0.3)
+    hit.answer_kind = 1.25
+    assert "× voice 1.25 × answer kind 1.25" in explain(hit, 1, 0.7, 0.3)
