@@ -22,6 +22,9 @@ from engine.store.decay import age_days, decay_rate, effective_confidence, fresh
 from engine.store.records import fact_columns, load_facts
 
 
+TEXT_MATCHES_READ = 2  # matches read per pool place, unfiltered: room for superseded and archived ones
+
+
 def text_only_hits(db: sqlite3.Connection, limits: MemorySettings, query: str, top_k: int,
                    filters: SearchFilters, now: float) -> list[Hit]:
     """The ``top_k`` best text matches by the hybrid formula without its cosine part, best first
@@ -33,13 +36,22 @@ def text_only_hits(db: sqlite3.Connection, limits: MemorySettings, query: str, t
         expression = match_expression(query)
     if expression is None:
         return []
-    where, params = filters.sql()
-    rows = fts_rows.ranked_matches_where(db, expression, where, params, max(limits.candidate_pool, top_k))
+    pool = max(limits.candidate_pool, top_k)
+    if filters.narrows:
+        where, params = filters.sql()
+        rows = fts_rows.ranked_matches_where(db, expression, where, params, pool)
+        columns = fact_columns(db, [r[0] for r in rows], "status, last_reinforced, confidence, kind")
+    else:
+        # Unfiltered, no join: joining every match to ``facts`` for its status reads a page of the table
+        # per match (a common word's tens of thousands at 1M, from a cold disk cache). The best matches
+        # of every status, then the active ones among them: as the hybrid search drops inactive matches.
+        rows = fts_rows.ranked_matches(db, expression, TEXT_MATCHES_READ * pool)
+        columns = fact_columns(db, [r[0] for r in rows], "status, last_reinforced, confidence, kind")
+        rows = [r for r in rows if r[0] in columns and columns[r[0]]["status"] == "active"][:pool]
     if not rows:
         return []
     ids = np.asarray([r[0] for r in rows], np.int64)
     parts = bm25_parts(-np.asarray([r[1] for r in rows], np.float64), limits.bm25_power)
-    columns = fact_columns(db, ids.tolist(), "last_reinforced, confidence, kind")
     meta = np.asarray([(columns[i]["last_reinforced"], columns[i]["confidence"], decay_rate(columns[i]["kind"]))
                        for i in ids.tolist()], np.float64).reshape(-1, 3)
     days = age_days(now, meta[:, 0])
