@@ -10,9 +10,10 @@ Pairs (stored, incoming) of agent-memory facts across many domains, labelled by 
   ("Lena works at ..." / "Lena lives in ..."): never a change.
 * ``same``: a restatement of the stored fact in other words: a duplicate (reinforce).
 
-Each template family (a domain with its own subjects, values and sentence shapes) is either a
-tuning family or a held-out one; figures are reported per family and pooled over the held-out
-families, which the classifier was never tuned on. Scored the way the hidden check scores:
+Each template family (a domain with its own subjects, values and sentence shapes) is a tuning
+family, a held-out one or a fresh one (see ``agent_families``); figures are reported per family and
+pooled per group. The fresh families, never tuned on and never seen before they were scored, give
+the honest held-out figure. Scored the way the hidden check scores:
 
 * changes found: share of ``changed`` pairs classified supersede or contradict;
 * precision of the changes flagged: of all pairs classified supersede or contradict, the
@@ -20,7 +21,7 @@ families, which the classifier was never tuned on. Scored the way the hidden che
 * distinct flagged: share of ``distinct`` pairs classified supersede or contradict;
 * restatements recognised: share of ``same`` pairs classified duplicate, and duplicate precision.
 
-    python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families held-out|tuning|all]
+    python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families tuning|held-out|fresh|all]
                                      [--write PAIRS.jsonl] [--json]
     python -m benchmarks.agent_pairs --imports   # issue 25's imports: contradictions planned
 
@@ -71,9 +72,14 @@ def _cap(text: str) -> str:
     return text[:1].upper() + text[1:]
 
 
-def _fill(template: str, subject: str, value: str) -> str:
-    text = template.format(s=subject, v=value, S=_cap(subject))
+def _fill(template: str, subject: str, value: str, old: str = "") -> str:
+    """The template with its subject and value; ``old`` is the value replaced ("switched from {o} to {v}")."""
+    text = template.format(s=subject, v=value, S=_cap(subject), o=old)
     return _cap(text)
+
+
+def _other(values: Sequence[str], value: str, rng: random.Random) -> str:
+    return rng.choice([v for v in values if v != value])
 
 
 def family_pairs(family: Family, per_label: int, rng: random.Random) -> list[Pair]:
@@ -91,15 +97,16 @@ def family_pairs(family: Family, per_label: int, rng: random.Random) -> list[Pai
         stored = _fill(rng.choice(shapes), subject, old)
         newer = k % 2 == 0
         template = rng.choice(family.updates) if newer else rng.choice(shapes + family.restatements)
-        pairs.append(Pair(f"{family.name}-c{k}", family.name, "changed", stored, _fill(template, subject, new), newer))
+        pairs.append(Pair(f"{family.name}-c{k}", family.name, "changed", stored, _fill(template, subject, new, old),
+                          newer))
     for k in range(per_label):
         first, second = two(family.subjects)
         value = rng.choice(family.values)
-        other = value if k % 2 == 0 else rng.choice([v for v in family.values if v != value])
+        other = value if k % 2 == 0 else _other(family.values, value, rng)
         shape = rng.choice(shapes)
         incoming_shape = shape if k % 3 else rng.choice(family.updates + shapes)
         pairs.append(Pair(f"{family.name}-d{k}", family.name, "distinct", _fill(shape, first, value),
-                          _fill(incoming_shape, second, other)))
+                          _fill(incoming_shape, second, other, _other(family.values, other, rng))))
     for k in range(int(per_label * 0.7)):
         subject = rng.choice(family.subjects)
         value = rng.choice(family.values)
@@ -114,20 +121,24 @@ def other_attribute_pairs(family: Family, others: Sequence[Family], count: int, 
     """The same subject with another attribute ("Lena works at X" / "Lena lives in Y"): ``distinct``,
     never a change. Drawn from families of the same split that share subjects with this one."""
     partners = [(f, sorted(set(family.subjects) & set(f.subjects))) for f in others
-                if f is not family and f.held_out == family.held_out]
+                if f is not family and f.group == family.group]
     partners = [(f, shared) for f, shared in partners if shared]
     pairs: list[Pair] = []
     for k in range(count if partners else 0):
         other, shared = rng.choice(partners)
         subject = rng.choice(shared)
         stored = _fill(rng.choice(family.shapes), subject, rng.choice(family.values))
-        incoming = _fill(rng.choice(other.shapes + other.updates), subject, rng.choice(other.values))
+        value = rng.choice(other.values)
+        incoming = _fill(rng.choice(other.shapes + other.updates), subject, value, _other(other.values, value, rng))
         pairs.append(Pair(f"{family.name}-a{k}", family.name, "distinct", stored, incoming))
     return pairs
 
 
-def generate(per_label: int = 40, seed: int = 25, held_out: bool | None = None) -> list[Pair]:
-    chosen = [f for f in FAMILIES if held_out is None or f.held_out == held_out]
+GROUPS = ("tuning", "held-out", "fresh")
+
+
+def generate(per_label: int = 40, seed: int = 25, groups: Sequence[str] = GROUPS) -> list[Pair]:
+    chosen = [f for f in FAMILIES if f.group in groups]
     pairs = []
     for f in chosen:
         rng = random.Random(seed * 1_000_003 + zlib.crc32(f.name.encode()))
@@ -193,13 +204,13 @@ def report(pairs: Sequence[Pair], outcomes: Sequence[str]) -> dict[str, Any]:
     by_family: dict[str, list[int]] = defaultdict(list)
     for k, p in enumerate(pairs):
         by_family[p.family].append(k)
-    held = {f.name for f in FAMILIES if f.held_out}
+    group_of = {f.name: f.group for f in FAMILIES}
     result: dict[str, Any] = {"families": {}}
     for name, idx in by_family.items():
-        result["families"][name] = {"held_out": name in held,
+        result["families"][name] = {"group": group_of.get(name, "?"),
                                     **score([pairs[k].label for k in idx], [outcomes[k] for k in idx])}
-    for group, wanted in (("held_out", True), ("tuning", False)):
-        idx = [k for k, p in enumerate(pairs) if (p.family in held) == wanted]
+    for group in GROUPS:
+        idx = [k for k, p in enumerate(pairs) if group_of.get(p.family) == group]
         if idx:
             result[group] = score([pairs[k].label for k in idx], [outcomes[k] for k in idx])
             newer = [k for k in idx if pairs[k].label == "changed"]
@@ -216,17 +227,18 @@ def _line(name: str, s: dict[str, Any]) -> str:
 
 
 def print_report(result: dict[str, Any]) -> None:
-    for group in ("held_out", "tuning"):
+    for group in GROUPS:
         if group in result:
             s = result[group]
-            print(_line(group.replace("_", "-") + " (pooled)", s))
+            print(_line(group + " (pooled)", s))
             for label in LABELS:
                 print(f"    {label:<9} -> " + "  ".join(f"{o} {n}" for o, n in s["confusion"][label].items()))
             print(f"    changed with a newer marker -> {s['changed_as']['with_newer_marker']}; "
                   f"without -> {s['changed_as']['without']}")
     print("per family:")
-    for name, s in sorted(result["families"].items(), key=lambda kv: (not kv[1]["held_out"], kv[0])):
-        print("  " + ("[held-out] " if s["held_out"] else "[tuning]   ") + _line(name, s))
+    order = {g: k for k, g in enumerate(GROUPS)}
+    for name, s in sorted(result["families"].items(), key=lambda kv: (order.get(kv[1]["group"], 9), kv[0])):
+        print("  " + f"[{s['group']}]".ljust(11) + _line(name, s))
 
 
 def _score_files(pairs_path: Path, outcomes_path: Path) -> None:
@@ -269,7 +281,8 @@ def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]],
     parser = argparse.ArgumentParser(description="Score the absorb classifier on generated agent-memory pairs.")
     parser.add_argument("--per-family", type=int, default=40, help="pairs per label per family")
     parser.add_argument("--seed", type=int, default=25)
-    parser.add_argument("--families", choices=("held-out", "tuning", "all"), default="all")
+    parser.add_argument("--families", choices=GROUPS + ("all",), default="all",
+                        help="a group of families: tuning, held-out (seen at an earlier stop), fresh (never seen)")
     parser.add_argument("--write", type=Path, help="write the pairs as JSONL (classify --batch input) and stop")
     parser.add_argument("--score", nargs=2, type=Path, metavar=("PAIRS", "OUTCOMES"),
                         help="score classify --batch --json output against the pairs written by --write")
@@ -285,8 +298,7 @@ def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]],
     if args.score:
         _score_files(*args.score)
         return
-    held = {"held-out": True, "tuning": False, "all": None}[args.families]
-    pairs = generate(args.per_family, args.seed, held)
+    pairs = generate(args.per_family, args.seed, GROUPS if args.families == "all" else (args.families,))
     if args.write:
         args.write.write_text("".join(json.dumps(p.to_dict(), ensure_ascii=False) + "\n" for p in pairs),
                               encoding="utf-8")

@@ -20,13 +20,17 @@ texts of about N characters (1,500-3,900), one fact each, the shape of long
 assistant replies in an imported chat; expected turn ids are mapped to the
 pack that holds them and packs are what is ranked and scored.
 
+With ``--pooled`` the turns of every conversation also go into ONE memory (conversation by
+conversation, session by session), the shape of one long history where many sessions say
+similar things; each question is asked of that one memory, folds stay by conversation.
+
 The data is read from ``../shared/eval/locomo/`` and never copied here (a
 pack run writes its remapped questions to a temporary folder).
 
     python -m benchmarks.locomo [--floor 0.5] [--rate 0.01] [--pool 200] [--top-k 10]
-                                [--context-weight 0,0.2] [--context-length 0,500] [--budget 0,500]
+                                [--context-weight 0,0.2] [--context-length 0,500] [--budget 0,500] [--share 0,0.15]
                                 [--bm25-power 1,2]  (comma lists sweep)
-                                [--pack-chars 0,2500] [--observations] [--mixed 2500]
+                                [--pack-chars 0,2500] [--observations] [--mixed 2500] [--pooled]
                                 [--combine mean,first,first+mean]
                                 [--folds 3] [--cache /tmp/recall] [--vector-cache /tmp/retrieval-cache]
 
@@ -132,23 +136,25 @@ def _packed_queries(questions: list[dict], owner: dict[str, str], folder: Path) 
 
 
 def _build(turns: list[dict], path: Path, timings: dict[str, list[float]], embedder: Embedder) -> float:
-    """Absorb one conversation session by session; returns the time questions are asked at."""
+    """Absorb conversations (one, or all in a pooled store) session by session; returns the time questions
+    are asked at (a day after the last session absorbed)."""
     clock = _Clock()
-    sessions: dict[int, list[dict]] = defaultdict(list)
+    sessions: dict[tuple[str, int], list[dict]] = defaultdict(list)
     for turn in turns:
-        sessions[turn["session"]].append(turn)
+        sessions[(turn["conv_id"], turn["session"])].append(turn)
+    last = 0.0
     with Memory(path, clock=clock, actor="bench", embedder=embedder) as memory:
         for number in sorted(sessions):
             batch = sessions[number]
             when = _session_time(batch[0]["session_date_time"])
-            clock.at = when
+            clock.at, last = when, max(last, when)
             items = [{"text": t["text"], "source": t["fact_id"], "scope": "user",
                       "created_at": datetime.fromtimestamp(when + k, timezone.utc).isoformat()}
                      for k, t in enumerate(batch)]
             started = time.perf_counter()
             memory.absorb(items)
             timings["absorb_ms_per_turn"].append((time.perf_counter() - started) * 1000 / len(items))
-    return clock.at + DAY
+    return last + DAY
 
 
 def _ask(path: Path, asked_at: float, questions: list[dict], settings: Settings, top_k: int,
@@ -185,6 +191,7 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
                      "context_weight": settings.memory.context_weight,
                      "context_length": settings.memory.context_length,
                      "text_match_budget": settings.memory.text_match_budget,
+                     "text_match_share": settings.memory.text_match_share,
                      "bm25_power": settings.memory.bm25_power, "voice_weight": settings.memory.voice_weight},
         "overall": overall, "per_category": {k: v for k, v in scores.items() if k not in ("ALL", "n_skipped")},
         "absorb_ms_per_turn": round(statistics.median(timings["absorb_ms_per_turn"]), 3)
@@ -203,15 +210,16 @@ def _summary(scores: dict[str, Any], settings: Settings, timings: dict[str, list
 
 
 def _build_all(turns: list[dict], folder: Path, timings: dict[str, list[float]],
-               embedder: Embedder) -> tuple[dict[str, Path], dict[str, float]]:
-    """Every conversation's store in ``folder``, built unless a finished one is there already.
+               embedder: Embedder, pooled: bool = False) -> tuple[dict[str, Path], dict[str, float]]:
+    """Every conversation's store in ``folder`` (``pooled``: one store, ``POOLED``, of them all), built unless
+    a finished one is there already.
 
     A store counts as finished when its ``<conv>.json`` (the time questions are asked at) exists;
     it is written after the store, which is built under a temporary name and then renamed.
     """
     by_conv: dict[str, list[dict]] = defaultdict(list)
     for turn in turns:
-        by_conv[turn["conv_id"]].append(turn)
+        by_conv[POOLED if pooled else turn["conv_id"]].append(turn)
     built, asked_at = {}, {}
     for conv in sorted(by_conv):
         path, marker = folder / f"{conv}.sqlite", folder / f"{conv}.json"
@@ -245,6 +253,9 @@ def _query_vectors(questions: list[dict], cache: Path, embedder: Embedder) -> di
     return found
 
 
+POOLED = "pooled"  # the one store's name when every conversation is pooled into one memory
+
+
 @dataclass
 class Prepared:
     """The conversations' stores, built once, and what scoring a run of them needs."""
@@ -264,7 +275,7 @@ class Prepared:
         timings = timings if timings is not None else defaultdict(list)
         ranked: dict[str, list[str]] = {}
         for conv, path in sorted(self.built.items()):
-            asked = [q for q in self.questions if q["conv_id"] == conv]
+            asked = [q for q in self.questions if conv in (POOLED, q["conv_id"])]
             ranked.update(_ask(path, self.asked_at[conv], asked, settings, top_k, timings, embedder, self.vectors))
         return ranked
 
@@ -281,11 +292,12 @@ class Prepared:
         return _scorer()(run, self.target, (1, 5, 10), queries_path=str(path))
 
 
-SHAPES = ("turns", "observations", "pack<N>", "mixed<N>")
+SHAPES = ("turns", "observations", "pack<N>", "mixed<N>", "<shape>-pooled")
 
 
 def _pack_size(shape: str) -> int:
     """``pack2500`` / ``mixed2500`` -> 2500; 0 for the unpacked shapes."""
+    shape = shape.removesuffix("-pooled")
     for prefix in ("pack", "mixed"):
         if shape.startswith(prefix) and shape[len(prefix):].isdigit():
             return int(shape[len(prefix):])
@@ -303,14 +315,16 @@ def prepare(shape: str, folder: Path, embedder: Embedder, cache: Path | None = N
     """Stores and questions for a run: in ``folder``, or reused from and kept in ``cache``.
 
     ``shape`` is the text shape: ``turns``; ``observations``; ``packN``, turns packed into
-    ~N characters; ``mixedN``, packs of ~N characters each followed by a single turn. A cache
+    ~N characters; ``mixedN``, packs of ~N characters each followed by a single turn; any of them
+    with ``-pooled``, every conversation in one memory (``turns-pooled``). A cache
     holds one folder of stores per shape (``turns``, ``pack2500-mean``...) and the query
     vectors; delete it after any change to how facts are absorbed or embedded.
     """
     folder.mkdir(parents=True, exist_ok=True)
     questions = _load("queries.jsonl")
     queries_path = EVAL_DIR / "queries.jsonl"
-    target = "observations" if shape == "observations" else "turns"
+    pooled = shape.endswith("-pooled")
+    target = "observations" if shape.removesuffix("-pooled") == "observations" else "turns"
     turns = _load(f"{target}.jsonl")
     if pack_chars := _pack_size(shape):
         turns, owner = pack_turns(turns, pack_chars, mixed=shape.startswith("mixed"))
@@ -320,7 +334,7 @@ def prepare(shape: str, folder: Path, embedder: Embedder, cache: Path | None = N
         stores = cache / (f"{shape}-{getattr(embedder, 'combine', None) or 'mean'}" if pack_chars else shape)
         stores.mkdir(parents=True, exist_ok=True)
     build_timings: dict[str, list[float]] = defaultdict(list)
-    built, asked_at = _build_all(turns, stores, build_timings, embedder)
+    built, asked_at = _build_all(turns, stores, build_timings, embedder, pooled)
     vectors = _query_vectors(questions, cache, embedder) if cache is not None else None
     return Prepared(turns, questions, queries_path, built, asked_at, build_timings, folder, vectors, target)
 
@@ -364,7 +378,7 @@ def cross_validate(prepared: list[Prepared], runs: list[dict[str, dict[str, list
     conversations, scored on them: an upper bound, not a forecast. One report per shape.
     """
     labels = list(runs[0])
-    convs = sorted(prepared[0].built)
+    convs = sorted({q["conv_id"] for q in prepared[0].questions})
 
     def recall(label: str, on: tuple[str, ...]) -> float:
         return statistics.mean(p.score(r[label], on)["ALL"]["recall@5"] for p, r in zip(prepared, runs))
@@ -413,7 +427,7 @@ def variant_label(settings: Settings) -> str:
     default, memory = Settings().memory, settings.memory
     changed = [f"{name}={getattr(memory, name)}" for name in
                ("freshness_floor", "freshness_rate", "candidate_pool", "cosine_weight", "context_weight",
-                "context_length", "text_match_budget", "bm25_power", "voice_weight")
+                "context_length", "text_match_budget", "text_match_share", "bm25_power", "voice_weight")
                if getattr(memory, name) != getattr(default, name)]
     return ",".join(changed) or "defaults"
 
@@ -449,6 +463,7 @@ def main() -> None:
     parser.add_argument("--context-length", type=_floats, default=[defaults.context_length],
                         help="context part scaled by min(1, this / characters); 0 = no scaling")
     parser.add_argument("--budget", type=_floats, default=[defaults.text_match_budget], help="text_match_budget")
+    parser.add_argument("--share", type=_floats, default=[defaults.text_match_share], help="text_match_share")
     parser.add_argument("--bm25-power", type=_floats, default=[defaults.bm25_power],
                         help="BM25 part = (bm25 / best) ** this")
     parser.add_argument("--top-k", type=int, default=10)
@@ -459,6 +474,8 @@ def main() -> None:
                         help="also run packs of ~N chars each followed by a single turn (short next to long texts)")
     parser.add_argument("--observations", action="store_true",
                         help="also run the observations shape (short self-contained facts; scored on observation ids)")
+    parser.add_argument("--pooled", action="store_true",
+                        help="also run the turns of all conversations pooled into one memory (turns-pooled)")
     parser.add_argument("--folds", type=int, default=0,
                         help="cross-validate by conversation: choose among the swept variants on the others, "
                              "report recall@5 on each fold's held-out conversations (3: two held out per fold)")
@@ -479,12 +496,13 @@ def main() -> None:
                                                    candidate_pool=int(p), cosine_weight=w,
                                                    bm25_weight=round(1 - w, 4), context_weight=c,
                                                    context_length=int(n),
-                                                   text_match_budget=int(b), bm25_power=e))
+                                                   text_match_budget=int(b), text_match_share=h, bm25_power=e))
                 for f in args.floor for r in args.rate for p in args.pool for w in args.cosine_weight
-                for c in args.context_weight for n in args.context_length for b in args.budget for e in args.bm25_power]
+                for c in args.context_weight for n in args.context_length for b in args.budget for h in args.share
+                for e in args.bm25_power]
     cache = Path(args.cache) if args.cache else None
     shapes = [shape_of(n) for n in args.pack_chars] + (["observations"] if args.observations else []) \
-        + [f"mixed{n}" for n in args.mixed]
+        + [f"mixed{n}" for n in args.mixed] + (["turns-pooled"] if args.pooled else [])
     for combine in args.combine.split(","):
         embedder = shared_embedder() if combine == "mean" else FastEmbedder(combine=combine)
         if args.vector_cache:

@@ -36,6 +36,7 @@ from benchmarks.vector_cache import CachedEmbedder
 from engine import Memory, Settings
 from engine.models.embeddings import shared_embedder
 from engine.search.fts import RAREST_STRETCH, _quoted, match_expression, query_terms
+from engine.search.hybrid import match_budget
 
 FOLDS = 3
 
@@ -94,7 +95,8 @@ def bm25_runs(pool: lme.Pool, settings: Settings, top_k: int) -> dict[str, dict[
     db.execute("CREATE VIRTUAL TABLE t USING fts5(text, source UNINDEXED, "
                "tokenize='porter unicode61 remove_diacritics 2')")
     db.executemany("INSERT INTO t(text, source) VALUES (?, ?)", ((t.text, t.source) for t in pool.turns))
-    cap = settings.memory.text_match_budget * RAREST_STRETCH + 1
+    budget = match_budget(settings.memory, len(pool.turns))  # as the engine's for a memory of this size
+    cap = budget * RAREST_STRETCH + 1
     counts: dict[str, int] = {}
 
     def frequency(term: str) -> int:
@@ -114,7 +116,7 @@ def bm25_runs(pool: lme.Pool, settings: Settings, top_k: int) -> dict[str, dict[
         words = query_terms(q.question)
         runs["bm25 (all words)"][q.qid] = ranked(" OR ".join(_quoted(w) for w in words) if words else None)
         runs["bm25 (engine expression)"][q.qid] = ranked(
-            match_expression(q.question, frequency, settings.memory.text_match_budget))
+            match_expression(q.question, frequency, budget))
     db.close()
     return runs
 

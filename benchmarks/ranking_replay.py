@@ -11,7 +11,8 @@ formula over them. The engine's own figures (``benchmarks.locomo``,
 merges and the index's float16 rows, so it tracks them closely but not exactly.
 
 Shapes: LoCoMo's ``turns``, ``observations``, ``pack2500``, ``mixed2500`` (one store
-per conversation, as ``benchmarks.locomo``) and ``lme`` (LongMemEval's development
+per conversation, as ``benchmarks.locomo``), ``turns-pooled`` (its turns in one store, as
+``benchmarks.locomo --pooled``) and ``lme`` (LongMemEval's development
 half pooled into one memory, as ``benchmarks.longmemeval``). Folds: LoCoMo by
 conversation (the sorted ids dealt round-robin), LongMemEval by question (sorted
 ids dealt round-robin within each question type); fold k of every shape is held
@@ -28,7 +29,7 @@ import pickle
 import sqlite3
 import statistics
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Callable
 
@@ -36,10 +37,11 @@ import numpy as np
 
 from engine import Settings
 from engine.search.fts import RAREST_STRETCH, _quoted, match_expression
+from engine.search.hybrid import match_budget
 from engine.search.voice import asks_about_self, person_shares
 from engine.store.decay import age_days, freshness
 
-LOCOMO_SHAPES = ("turns", "observations", "pack2500", "mixed2500")
+LOCOMO_SHAPES = ("turns", "observations", "pack2500", "mixed2500", "turns-pooled")
 SHAPES = (*LOCOMO_SHAPES, "lme")
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"  # as the store's facts_fts (store/migrations.py)
 
@@ -58,6 +60,9 @@ class Shape:
     vectors: np.ndarray = field(default=None, repr=False)  # fact vectors, unit length
     query_vectors: np.ndarray = field(default=None, repr=False)
     bm25: list[tuple[np.ndarray, np.ndarray]] = field(default=None, repr=False)  # per question: (facts, -bm25())
+    # BM25 under other text-match budgets, keyed by (text_match_share, text_match_ceiling); worked out on demand.
+    bm25_by_budget: dict[tuple[float, int], list] = field(default_factory=dict, repr=False)
+    cache: Path | None = field(default=None, repr=False)  # where ``bm25_under`` keeps what it works out
 
     def neighbours(self) -> tuple[np.ndarray, np.ndarray]:
         """Index of the fact before / after each fact in its batch (-1: none)."""
@@ -106,6 +111,14 @@ def _locomo_shape(name: str) -> Shape:
                  asked_questions, asked)
 
 
+def _pooled(shape: Shape) -> Shape:
+    """LoCoMo's conversations pooled into ONE memory (one file, one store), asked a day after its last turn;
+    folds stay by conversation."""
+    return Shape(f"{shape.name}-pooled", shape.ids, shape.texts, np.zeros(len(shape.ids), int), shape.batch,
+                 shape.created, [dict(q, store=0) for q in shape.questions], {0: max(shape.asked_at.values())},
+                 shape.vectors, shape.query_vectors)
+
+
 def _lme_shape() -> Shape:
     from benchmarks import longmemeval_data as lme
 
@@ -129,12 +142,14 @@ def _lme_shape() -> Shape:
 
 
 def _bm25(shape: Shape, limits) -> list[tuple[np.ndarray, np.ndarray]]:
-    """Per question, the facts of its store FTS5 matches (best first, at most the engine's limit) and -bm25()."""
-    cap = limits.text_match_budget * RAREST_STRETCH + 1
-    limit = max(2 * limits.candidate_pool, limits.text_match_budget)
+    """Per question, the facts of its store FTS5 matches (best first, at most the engine's limit) and -bm25(),
+    under the engine's budget for a store of that size (``match_budget``)."""
     found: list[tuple[np.ndarray, np.ndarray]] = [None] * len(shape.questions)  # type: ignore[list-item]
     for store in sorted(set(shape.store.tolist())):
         members = np.flatnonzero(shape.store == store)
+        budget = match_budget(limits, len(members))
+        cap = budget * RAREST_STRETCH + 1
+        limit = max(2 * limits.candidate_pool, budget)
         db = sqlite3.connect(":memory:")
         db.execute(f"CREATE VIRTUAL TABLE facts_fts USING fts5(text, tokenize='{FTS_TOKENIZER}')")
         db.executemany("INSERT INTO facts_fts(rowid, text) VALUES (?, ?)",
@@ -150,7 +165,7 @@ def _bm25(shape: Shape, limits) -> list[tuple[np.ndarray, np.ndarray]]:
         for k, q in enumerate(shape.questions):
             if q["store"] != store:
                 continue
-            expression = match_expression(q["text"], frequency, limits.text_match_budget)
+            expression = match_expression(q["text"], frequency, budget)
             rows = [] if expression is None else db.execute(
                 "SELECT rowid, bm25(facts_fts) FROM facts_fts WHERE facts_fts MATCH ? ORDER BY rank LIMIT ?",
                 (expression, limit)).fetchall()
@@ -170,7 +185,15 @@ def load_shapes(cache: Path, names: tuple[str, ...] = SHAPES, log: Callable[[str
         path = cache / f"replay-{name}.pkl"
         if path.is_file():
             with path.open("rb") as handle:
-                shapes.append(pickle.load(handle))
+                shape = pickle.load(handle)
+            shape.bm25_by_budget, shape.cache = {}, cache
+            shapes.append(shape)
+            continue
+        if name.endswith("-pooled"):
+            shape = _pooled(load_shapes(cache, (name.removesuffix("-pooled"),), log)[0])
+            shape.cache = cache
+            shape.bm25 = bm25_under(shape, Settings().memory.text_match_share, Settings().memory.text_match_ceiling)
+            shapes.append(shape)
             continue
         shape = _lme_shape() if name == "lme" else _locomo_shape(name)
         embedder = embedder or CachedEmbedder(shared_embedder(), cache)
@@ -181,8 +204,27 @@ def load_shapes(cache: Path, names: tuple[str, ...] = SHAPES, log: Callable[[str
         shape.bm25 = _bm25(shape, Settings().memory)
         with path.open("wb") as handle:
             pickle.dump(shape, handle)
+        shape.cache = cache
         shapes.append(shape)
     return shapes
+
+
+def bm25_under(shape: Shape, share: float, ceiling: int) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The shape's BM25 under ``text_match_share`` / ``text_match_ceiling`` (kept in its cache when it has one)."""
+    key = (float(share), int(ceiling))
+    cache = shape.cache
+    if key not in shape.bm25_by_budget:
+        path = None if cache is None else cache / f"bm25-{shape.name}-share{key[0]}-ceiling{key[1]}.pkl"
+        if path is not None and path.is_file():
+            with path.open("rb") as handle:
+                shape.bm25_by_budget[key] = pickle.load(handle)
+        else:
+            limits = replace(Settings().memory, text_match_share=key[0], text_match_ceiling=key[1])
+            shape.bm25_by_budget[key] = _bm25(shape, limits)
+            if path is not None:
+                with path.open("wb") as handle:
+                    pickle.dump(shape.bm25_by_budget[key], handle)
+    return shape.bm25_by_budget[key]
 
 
 # ---- features of texts ---------------------------------------------------------------------------------
@@ -216,7 +258,7 @@ def prepare(shape: Shape) -> Prepared:
 
 
 Variant = dict[str, float]
-BASELINE: Variant = {}  # the shipped formula
+# A variant names only what it changes; every other knob is today's setting (engine/config.py, ``_get``).
 
 
 def _get(v: Variant, name: str, default: float = 0.0) -> float:
@@ -224,7 +266,8 @@ def _get(v: Variant, name: str, default: float = 0.0) -> float:
     defaults = {"cosine_weight": memory.cosine_weight, "bm25_weight": memory.bm25_weight,
                 "context_weight": memory.context_weight, "context_length": memory.context_length,
                 "bm25_power": memory.bm25_power, "freshness_rate": memory.freshness_rate,
-                "freshness_floor": memory.freshness_floor}
+                "freshness_floor": memory.freshness_floor, "own_voice": memory.voice_weight,
+                "text_match_share": memory.text_match_share, "text_match_ceiling": memory.text_match_ceiling}
     return v.get(name, defaults.get(name, default))
 
 
@@ -252,11 +295,12 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
         else:
             reply_factor = 1 - reply * length_part
     own_voice = _get(v, "own_voice")  # first-person questions favour first-person facts
+    matches = bm25_under(shape, _get(v, "text_match_share"), int(_get(v, "text_match_ceiling")))
     for k, q in enumerate(shape.questions):
         m = p.members[q["store"]]
         cos = np.maximum(0.0, shape.vectors[m] @ shape.query_vectors[k]).astype(np.float64)
         text = np.zeros(len(shape.ids))
-        rows, values = shape.bm25[k]
+        rows, values = matches[k]
         if len(rows) and values[0] > 0:
             text[rows] = (np.maximum(values, 0) / values[0]) ** power
         fresh = freshness(age_days(shape.asked_at[q["store"]], shape.created[m]), _get(v, "freshness_rate"),
@@ -274,7 +318,8 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
             gain = borrow_gain * (1 - _get(v, "voice_borrow") * np.maximum(0.0, -fact_voice))
         score = full.copy()
         # The context part for a question about the asker: lent mostly by the asker's statement to the reply.
-        ctx_q = v.get("self_context", ctx_w) if p.about_self[k] else ctx_w
+        # As the engine: a question about the asker takes no context part while the voice part is on.
+        ctx_q = v.get("self_context", 0.0 if own_voice > 0 else ctx_w) if p.about_self[k] else ctx_w
         if ctx_q > 0:
             lent = full * lend_gain
             lent_b = np.where(p.before >= 0, lent[np.maximum(p.before, 0)], 0.0)
@@ -298,7 +343,9 @@ def hits(shape: Shape, runs: list[list[str]], k: int = 5) -> np.ndarray:
 
 def bm25_runs(shape: Shape, top_k: int = 10) -> list[list[str]]:
     """FTS5 BM25 alone over the same expressions (the engine's budget; ties as FTS5 orders them)."""
-    return [list(dict.fromkeys(shape.ids[i] for i in shape.bm25[k][0][:top_k])) for k in range(len(shape.questions))]
+    memory = Settings().memory
+    matches = bm25_under(shape, memory.text_match_share, memory.text_match_ceiling)
+    return [list(dict.fromkeys(shape.ids[i] for i in matches[k][0][:top_k])) for k in range(len(shape.questions))]
 
 
 def cross_validate(prepared: list[Prepared], variants: dict[str, Variant], folds: int = 3,
@@ -328,24 +375,15 @@ def by_category(shape: Shape, values: np.ndarray) -> dict[str, tuple[int, float]
 
 
 def variant_grid() -> dict[str, Variant]:
-    """The variants ``main`` chooses among: the shipped formula; the voice part (engine/search/voice.py) at
-    several weights, with and without texts speaking to the asker borrowing less context; the context
-    part lowered or off; a long text borrowing less context (``borrow_length``); a long reply in the
-    second person discounted (``reply_discount``)."""
-    grid: dict[str, Variant] = {"baseline": dict(BASELINE)}
-    for weight in (0.2, 0.3, 0.4, 0.5, 0.6, 0.8):
-        for borrow in (0.0, 0.5, 1.0):
-            grid[f"voice_weight={weight},voice_borrow={borrow}"] = {"own_voice": weight, "voice_borrow": borrow}
-    for weight in (0.0, 0.15):
-        grid[f"context_weight={weight}"] = {"context_weight": weight}
-        grid[f"self_context={weight}"] = {"self_context": weight}
-        for voice in (0.3, 0.5, 0.6, 0.8):
-            grid[f"voice_weight={voice},self_context={weight}"] = {"own_voice": voice, "self_context": weight}
-    for length in (300, 1000):
-        grid[f"borrow_length={length}"] = {"borrow_length": length}
-    for discount in (0.2, 0.4):
-        grid[f"reply_discount={discount}"] = {"reply_discount": discount, "reply_from": 1000, "reply_span": 1500,
-                                              "reply_needs_voice": 1}
+    """The variants ``main`` chooses among: the formula shipped before the text-match budget followed the
+    memory's size (``baseline``: a fixed ``text_match_budget``, nothing may go below it), and the budget as
+    a share of the store (``text_match_share``, engine/search/hybrid.py ``match_budget``) at several shares,
+    each with the voice part (engine/search/voice.py) at three weights. (The variants the voice part was
+    chosen among — borrowing, context off, reply discounts — are in this file's history.)"""
+    grid: dict[str, Variant] = {"baseline": {"text_match_share": 0.0}}
+    for share in (0.1, 0.15, 0.2, 0.3):
+        for voice in (0.4, 0.6, 0.8):
+            grid[f"text_match_share={share},voice_weight={voice}"] = {"text_match_share": share, "own_voice": voice}
     return grid
 
 

@@ -27,6 +27,8 @@ import numpy as np
 from engine import Memory, Settings, fixed_clock
 from engine.models.embeddings import Embedder
 from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
+from engine.search.hybrid import match_budget
+from engine.search.voice import asks_about_self, voice
 from engine.search.index_file import cache_path
 from engine.store.records import content_hash
 
@@ -239,6 +241,7 @@ class Reference:
         days = np.maximum(0.0, (NOW - np.array([r[2] for r in rows], np.float64)) / 86_400.0)
         self.fresh = np.maximum(self.limits.freshness_floor, 1.0 - self.limits.freshness_rate * days)
         self.row_of = {int(i): k for k, i in enumerate(self.ids)}
+        self._voices: np.ndarray | None = None
         # Context neighbours: the active facts with the next lower / higher id, absorbed in the same plan.
         plans = [r[3] for r in rows]
         pairs = [k for k in range(1, len(rows)) if self.ids[k] == self.ids[k - 1] + 1
@@ -256,7 +259,7 @@ class Reference:
         """(cosine, BM25 part as the engine normalises it) of every active fact; BM25 is 0 where the text does not match."""
         cosine = (self.matrix @ vector).astype(np.float64)
         text = np.zeros(len(self.ids))
-        budget = self.limits.text_match_budget
+        budget = match_budget(self.limits, len(self.ids))
         # The same query terms as the engine's (the rarest within the budget), counted here afresh.
         expression = match_expression(query, TermCounts(budget * RAREST_STRETCH + 1).bind(self.db), budget) if budget > 0 \
             else match_expression(query)
@@ -269,10 +272,20 @@ class Reference:
                 text[row] = (max(value, 0.0) / best) ** self.limits.bm25_power if best > 0 else 0.0
         return cosine, text
 
-    def scores(self, cosine: np.ndarray, text: np.ndarray) -> np.ndarray:
-        """Base score plus ``context_weight`` times the more a neighbour lends (its base score times its share)."""
+    def voices(self) -> np.ndarray:
+        """Every active fact's voice (engine/search/voice.py), read once, when a question about the asker comes."""
+        if self._voices is None:
+            texts = dict(self.db.execute("SELECT id, text FROM facts WHERE status = 'active'"))
+            self._voices = np.fromiter((voice(texts[int(i)]) for i in self.ids), np.float64, len(self.ids))
+        return self._voices
+
+    def scores(self, cosine: np.ndarray, text: np.ndarray, query: str = "") -> np.ndarray:
+        """Base score plus ``context_weight`` times the more a neighbour lends (its base score times its share);
+        for a question about the asker, the base times its voice factor and no context part."""
         w = self.limits
         base = (w.cosine_weight * np.maximum(0.0, cosine) + w.bm25_weight * text) * self.fresh
+        if w.voice_weight > 0 and asks_about_self(query):
+            return base * (1.0 + w.voice_weight * self.voices())
         padded = np.append(base * self.gain, 0.0)  # index -1: no neighbour
         return base + w.context_weight * np.maximum(padded[self.before], padded[self.after])
 
@@ -282,14 +295,14 @@ class Reference:
 
     def top(self, query: str, vector: np.ndarray, k: int = 10) -> list[int]:
         """Top ``k`` ids over all facts (ties: the higher id first, as the engine breaks them)."""
-        score = self.scores(*self.parts(query, vector))
+        score = self.scores(*self.parts(query, vector), query)
         order = np.lexsort((-self.ids, -score))[:k]
         return [int(self.ids[i]) for i in order]
 
     def explain(self, query: str, vector: np.ndarray, fact_id: int) -> dict[str, Any]:
         """Where a fact the engine missed ranks by each part alone and by the full score."""
         cosine, text = self.parts(query, vector)
-        score = self.scores(cosine, text)
+        score = self.scores(cosine, text, query)
         row = self.row_of[fact_id]
         return {"id": fact_id, "score": float(score[row]), "score_rank": int((score > score[row]).sum()) + 1,
                 "cosine": float(cosine[row]), "cosine_rank": int((cosine > cosine[row]).sum()) + 1,

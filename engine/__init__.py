@@ -36,6 +36,7 @@ from engine.plans.curation import Contradiction, Edge
 from engine.resources import resource_path
 from engine.search.hybrid import Hit, SearchFilters
 from engine.search.service import MAX_QUERY_CHARS, MAX_TOP_K, Timing
+from engine.store.context import acting_as
 from engine.store.plans import Plan, PlanItem, PlanSummary
 from engine.store.records import Fact, JournalEntry
 from engine.store.verify import Verification
@@ -64,4 +65,6 @@ __all__ = [
     # Connecting an agent: each client's configuration, and the Hermes Agent provider's installation.
     "Snippet", "connection_snippets", "memlens_executable", "install_hermes_plugin", "default_hermes_home",
     "HERMES_CONFIG_LINE", "use_profile_folder",
+    # Who acts, when one Memory serves two faces in one process.
+    "acting_as",
 ]

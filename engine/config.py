@@ -73,6 +73,13 @@ class MemorySettings:
     # 0.629, noise; at 10k facts the FTS5 query takes 0.52 ms at 100 and 1.29 ms at 500.
     # See engine/search/fts.py.
     text_match_budget: int = 100
+    # ... and that budget grows with the memory: text_match_share x its indexed facts, at most
+    # text_match_ceiling (engine/search/hybrid.py ``match_budget``). One LoCoMo conversation (400-700
+    # facts) stays at 100; LongMemEval's pooled 5,033 turns get 755 instead of 100: recall@5 0.659 ->
+    # 0.710, LoCoMo's four shapes unchanged, LoCoMo pooled into one file 0.597 -> 0.611 (3-fold
+    # cross-validated, benchmarks.ranking_replay; docs/benchmarks.md "One long pooled memory").
+    text_match_share: float = 0.15
+    text_match_ceiling: int = 1000
     # A fact also scores this times its best batch neighbour's score (engine/search/context.py).
     # 0 is the seed's formula. LoCoMo recall@5: 0 -> 0.585, 0.2 -> 0.63, 0.3 -> 0.64 (all six
     # conversations gain). With context_length below, 0.3 (cross-validated with it over LoCoMo's turns, 2,500-char packs,
@@ -175,12 +182,13 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
         "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
-        "context_weight", "voice_weight",
+        "context_weight", "voice_weight", "text_match_share",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),
     ("memory", "bm25_power"): (0.1, 10.0),
     ("memory", "text_match_budget"): (0, 1_000_000_000),
+    ("memory", "text_match_ceiling"): (0, 1_000_000_000),
     ("memory", "context_length"): (0, 1_000_000),
     ("memory", "vector_cache_rows"): (0, 1_000_000_000),
     ("memory", "min_text_chars"): (0, 1_000_000),

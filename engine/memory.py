@@ -27,7 +27,9 @@ from engine.models.embeddings import Embedder
 from engine.graph.entity_graph import Entity, Relation
 from engine.graph.queries import GraphPath, Match, Neighbor
 from engine.graph.service import GraphService
-from engine.history import audit, reading, timeline
+from engine.history import reading
+from engine.history.audit import AuditFilter
+from engine.history.timeline import ConfidenceCurve, Timeline
 from engine.history.service import History
 from engine.housekeeping.abstract import Report
 from engine.housekeeping.service import Housekeeping
@@ -347,7 +349,7 @@ class Memory:
         can take (the finished ones by default), least recent first."""
         return self.housekeeping.sessions()
 
-    def timeline(self, fact_id: int) -> timeline.Timeline:
+    def timeline(self, fact_id: int) -> Timeline:
         """The fact's versions, the contradictions and related facts touching them, and each one's
         status changes over time, as drawn; ``timeline_as_of`` says what held at a moment."""
         return self.reader.timeline(fact_id)
@@ -357,7 +359,7 @@ class Memory:
         default), replayed from recorded times: a later decision never changes an earlier answer."""
         return self.reader.replay(fact_id, when)
 
-    def confidence_curve(self, fact_id: int, points: int = 200) -> timeline.ConfidenceCurve:
+    def confidence_curve(self, fact_id: int, points: int = 200) -> ConfidenceCurve:
         """Effective confidence of a fact from creation to now, with its reinforcements."""
         return self.reader.confidence_curve(fact_id, points)
 
@@ -377,7 +379,7 @@ class Memory:
         """What every write after journal row ``journal_id`` changed, by any process."""
         return self.reader.changes_since(journal_id)
 
-    def audit(self, wanted: audit.AuditFilter | None = None, limit: int = 500) -> list[JournalEntry]:
+    def audit(self, wanted: AuditFilter | None = None, limit: int = 500) -> list[JournalEntry]:
         """Journal entries matching ``wanted`` (action, actor, fact, plan, time range), newest first."""
         return self.reader.audit(wanted, limit)
 

@@ -189,7 +189,9 @@ class FileActions(QObject):
                 return
             self.session.runner.cancel_requested.disconnect(stop.set)
             self.last_import = finished = latest[0]
-            self.message("Import stopped" if finished.cancelled else "Import done", finished.summary() + ".")
+            late = ("" if finished.cancelled or not stop.is_set() else
+                    " Cancel came during the last chunk, which finished: nothing was left to stop.")
+            self.message("Import stopped" if finished.cancelled else "Import done", finished.summary() + "." + late)
 
         def failed(msg: str) -> None:
             self.session.runner.cancel_requested.disconnect(stop.set)

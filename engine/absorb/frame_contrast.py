@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.absorb.frames import LIGHT_OBJECTS, Frame, Span, frame
+from engine.absorb.frames import LIGHT_OBJECTS, Frame, Span, frame, owned
 
 
 @dataclass(frozen=True)
@@ -37,8 +37,70 @@ def _other_sorts(lost: set[str], gained: set[str]) -> bool:
     return bool((a | b) & {"money", "time"})
 
 
+# What a preposition says of its value: "in" a place, a zone or a medium; "at" / "for" / "by" / "with"
+# a party (an employer, an owner, an agent). "works in EST" / "works at Lumen Logistics" name values
+# of two attributes; "works at" / "works for" / "is employed by" one.
+_PLACE_ROLE = frozenset({"in", "inside", "near"})
+_PARTY_ROLE = frozenset({"at", "for", "by", "with"})
+
+
+def _other_roles(lost: list[Span], gained: list[Span]) -> bool:
+    """Every value on one side in a place role, every value on the other in a party role."""
+    a, b = {sp.opener for sp in lost}, {sp.opener for sp in gained}
+    return (a <= _PLACE_ROLE and b <= _PARTY_ROLE) or (a <= _PARTY_ROLE and b <= _PLACE_ROLE)
+
+
 def _survives(span: Span, other: Frame) -> bool:
-    return span.key <= other.lemmas
+    return span.key <= _kept(other)
+
+
+def _kept(read: Frame) -> frozenset[str]:
+    return read.kept
+
+
+def _one_slot_after_verb(a: Frame, b: Frame) -> bool:
+    """Both texts built alike ("uses master as its default branch" / "uses trunk as its default
+    branch"): the same verbs and openers span for span, one span after the verb differing. That span
+    is the value; a rewording of the attribute changes the build or the part before the verb."""
+    if len(a.spans) != len(b.spans) or a.verb_at is None or a.verb_at != b.verb_at:
+        return False
+    differing = []
+    for k, (x, y) in enumerate(zip(a.spans, b.spans)):
+        if x.verb != y.verb or x.opener != y.opener or (x.verb and x.key != y.key):
+            return False
+        if x.key != y.key:
+            differing.append(k)
+    # a value replaced whole: "master" / "trunk", not "responsible for X" / "the machine for X"
+    return len(differing) == 1 and differing[0] >= a.verb_at \
+        and not a.spans[differing[0]].key & b.spans[differing[0]].key
+
+
+def _shared_subject(a: Frame, b: Frame) -> Span | None:
+    """The subject both texts are about: one's subject found whole in the other; else, when both name
+    it as "the <attribute> of <thing>" ("Disk size of the backup volume" / "Capacity of the backup
+    volume"), the thing."""
+    assert a.subject is not None and b.subject is not None
+    if _survives(a.subject, b):
+        return a.subject
+    if _survives(b.subject, a):
+        return b.subject
+    for sp in (owned(a.subject), owned(b.subject)):
+        if sp is not None and _survives(sp, a) and _survives(sp, b):
+            return sp
+    return None
+
+
+def _attributes(read: Frame, subject: Span) -> frozenset[str]:
+    """The words that name the attribute around the subject: "disk size" in "the disk size of X"."""
+    return frozenset(lemma for sp in read.spans if not sp.verb and subject.key < sp.key
+                     for lemma in sp.key - subject.key)
+
+
+def _values(read: Frame, subject: Span) -> list[Span]:
+    """The spans that may hold the attribute's value: not the subject, not a phrase holding the subject
+    ("the default branch of the docs repo" names the attribute of the subject), not the value said gone."""
+    return [sp for sp in read.spans if _value_like(sp) and sp is not read.replaced
+            and not sp.key <= subject.key and not subject.key < sp.key]
 
 
 def compare(stored: str, incoming: str) -> FrameContrast:
@@ -47,18 +109,14 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if a.subject is None or b.subject is None:
         return FrameContrast(None, False, "no subject")
     one_thing = a.definite and b.definite  # "a man" / "two dogs" may be anyone: nothing is said of one thing
-    if _survives(a.subject, b):
-        subject = a.subject
-    elif _survives(b.subject, a):
-        subject = b.subject
-    elif one_thing:
+    subject = _shared_subject(a, b)
+    if subject is None and one_thing:
         return FrameContrast("distinct", False, f"about another subject: '{a.subject.text}' / '{b.subject.text}'")
-    else:
+    if subject is None:
         return FrameContrast(None, False, "other subjects, neither one thing")
     if a.negated != b.negated:
         return FrameContrast(None, False, "negation")
-    values_a = [sp for sp in a.spans if _value_like(sp) and not sp.key <= subject.key]
-    values_b = [sp for sp in b.spans if _value_like(sp) and not sp.key <= subject.key]
+    values_a, values_b = _values(a, subject), _values(b, subject)
     lost = [sp for sp in values_a if not _survives(sp, b)]
     gained = [sp for sp in values_b if not _survives(sp, a)]
     newer = b.newer and not a.newer
@@ -77,12 +135,24 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     # date went, the words that differ say the attribute ("employer" / "has a job"), not its value.
     kept_value = bool(values_a and values_b) and values_a[-1] not in lost and values_b[-1] not in gained
     names_kept = any(sp.anchored for sp in values_a)
-    new_names = any(sp.anchors - b.lemmas for sp in lost) or any(sp.anchors - a.lemmas for sp in gained)
-    if lost and gained and (kept_value or names_kept) and not new_names:
+    new_names = any(sp.anchors - _kept(b) for sp in lost) or any(sp.anchors - _kept(a) for sp in gained)
+    if lost and gained and (kept_value or names_kept) and not new_names and not _one_slot_after_verb(a, b):
         if any(x.key & y.key for x in lost for y in gained):
             # "every code editor" / "every text editor": one thing told apart by a word, not reworded
             return FrameContrast(None, newer, "a word of a kept value changed")
         return FrameContrast("same", newer, "same values, the attribute in other words")
+    attribute_a, attribute_b = _attributes(a, subject), _attributes(b, subject)
+    if lost and gained and attribute_a and attribute_b and not attribute_a & attribute_b \
+            and not ({sp.kind for sp in lost} == {sp.kind for sp in gained} <= {"money", "time", "number"}):
+        # "Status of X: paused" / "Owner of X: Priya": two attributes named, no word in common
+        return FrameContrast(None, newer, "other attributes named")
+    if lost and gained and all(x.owner and any(x.owner == y.owner for y in gained) for x in lost):
+        # "responsible for the spare parts" / "the place for the spare parts": one thing, other words
+        return FrameContrast(None, newer, "the same thing, said with another head word")
+    if lost and gained and _other_roles(lost, gained):
+        # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
+        # preposition says what the value is (a place, an employer, an agent): another attribute
+        return FrameContrast(None, newer, "values in other roles")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes

@@ -20,26 +20,39 @@ are two scenes, not one value changed.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, replace
+from functools import cached_property, lru_cache
 from typing import Any
 
 from lemminflect import getAllLemmas
 
 from engine.absorb.text_contrast import DATE_WORDS, FUNCTION_WORDS, NEGATORS, NUMBER_WORDS, stem
 
-_TOKEN = re.compile(r"[$€£#]?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.;:!?()\"“”]", re.UNICODE)
+_TOKEN = re.compile(r"(?:[$€£#]|!(?=\d))?\w[\w'’]*(?:[./:#@+,-]\w[\w'’]*)*+%?|[.,;:!?()\"“”—–=]", re.UNICODE)
 _HAS_DIGIT = re.compile(r"\d")
 _DETERMINERS = frozenset("a an the my our your his her their its this that these those each every".split())
 _UNITS = frozenset("""second minute hour day week month year percent ms s kb mb gb tb km kg m cm mm replica
     node core request user item time""".split())
-_CLAUSE_COMMA = re.compile(r",(?!\d)")  # not the thousands of "$15,500"
+_CLAUSE_COMMA = re.compile(r",(?!\d)")
+_SENTENCE_ENDS = frozenset(".!?:;—–\"“”(")  # not the thousands of "$15,500"
 _SUBORDINATORS = frozenset(
     "because when while which who whom whose although though whereas if unless said says".split())
 # "Two men", "several dogs": a count makes a subject many things, none of them named.
 _COUNTS = frozenset("two three four five six seven eight nine ten several some many few most all both".split())
 _DEFINITE = frozenset("the my our your his her their its this that these those".split())
-_COPULAS = frozenset("is are was were be been being 's".split())
+# "My dentist", "our bank": the speaker's own one, a single thing even in one word ("the man" may be anyone).
+_OWN = frozenset("my our".split())
+# "Default branch of the docs repo: main", "SUP-88 — status open": a note's key, then its value.
+_KEY_VALUE_MARKS = frozenset(":—–=")
+# What may open a phrase set before the sentence proper: "Every day, ...", "Since March, ...", "In X, ...".
+_FRONTING = frozenset("every each after before during until starting effective once these those this last next".split())
+_COPULAS = frozenset("is are was were be been being 's am".split())
+# "I'm", "we're", "they've": the pronoun and its verb.
+_CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": "have", "’ve": "have", "'ll": "will",
+                 "’ll": "will"}
+# "Tuesdays is when the sync happens", "Lisbon is where Lena lives": the value set first.
+_VALUE_FIRST = re.compile(r"^(?P<value>[^,;:]+?) (?:is|are|was|were) (?P<how>when|where) (?P<rest>.+?)(?P<end>[.!?]*)$",
+                          re.IGNORECASE)
 _PRONOUNS = frozenset("i we you they he she it".split())
 _PREPOSITIONS = frozenset("to by in on at for from as into onto with of over under about".split())
 # Words that never carry a fact's value on their own: "usually", "mostly", "currently", "most".
@@ -54,7 +67,8 @@ NEWER_VERBS = frozenset("""move switch change upgrade downgrade reschedule reass
 # When a fact holds, not a value: "last week", "this sprint", "in March" (a month or a day of the week
 # is a value when the fact is a schedule, so those count only after "since" / "as of").
 _TIME_WORDS = frozenset("""last next this past week weeks month months year years sprint quarter ago today yesterday
-    tonight tomorrow morning recently""".split())
+    tonight tomorrow morning evening night recently day days weekday weekdays weekend weekends workday workdays
+    daily weekly monthly""".split())
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
@@ -79,8 +93,10 @@ class Span:
     text: str = ""            # the words as written, for reasons people read
     opener: str = ""          # the preposition that opened it, if any
     anchors: frozenset[str] = frozenset()  # its names, numbers, identifiers and dates
+    own: bool = False         # "my ...", "our ...": the speaker's own one
+    owner: tuple[str, ...] = ()  # "the disk size of the backup volume": the lemmas of what it belongs to
 
-    @property
+    @cached_property
     def key(self) -> frozenset[str]:
         return frozenset(self.lemmas)
 
@@ -88,8 +104,8 @@ class Span:
     def label(self) -> tuple[str, ...] | None:
         """The kind of a numbered thing ("team 4" -> ("team",)), or None: ids of one kind tell things apart."""
         words = tuple(w for w in self.lemmas if not _HAS_DIGIT.search(w))
-        if not words or len(words) == len(self.lemmas) or set(words) & _UNITS:
-            return None  # "5 minutes" is an amount, not the fifth of the minutes
+        if not words or len(words) == len(self.lemmas) or (set(words) & _UNITS and _HAS_DIGIT.search(self.lemmas[0])):
+            return None  # "5 minutes" is an amount, not the fifth of the minutes; "node 7" is a name
         return words
 
 
@@ -103,6 +119,16 @@ class Frame:
 
     scene: bool = False          # "the man is slicing a tomato": an event told, not a standing fact
     compound: bool = False       # clauses joined ("..., said X", "because ...", "which ..."): more than one fact
+    replaced: Span | None = None  # "switched from A to B": A, the value said to be gone
+    verb_at: int | None = None    # how many spans stand before the verb (or a note's "key:" mark)
+
+    @cached_property
+    def kept(self) -> frozenset[str]:
+        """The lemmas the text keeps: not those of a value it says is gone ("from Vim to Helix": not Vim)."""
+        if self.replaced is None:
+            return self.lemmas
+        others = {lemma for sp in self.spans if sp is not self.replaced for lemma in sp.lemmas}
+        return self.lemmas - (self.replaced.key - others)
 
     @property
     def definite(self) -> bool:
@@ -110,7 +136,11 @@ class Frame:
         definite phrase of two words or more ("the weekly sync"; "the man" may be anyone)."""
         if self.subject is None or self.scene or self.compound:
             return False
-        return self.subject.anchored or (self.subject.definite and len(self.subject.lemmas) > 1)
+        if self.subject.anchored or self.subject.own:
+            return True
+        # "the blog is hosted by Netlify": one word, but a name said of it makes it one thing
+        return self.subject.definite and (len(self.subject.lemmas) > 1 or any(
+            sp.anchored for sp in self.spans if sp is not self.subject and not sp.temporal))
 
 
 @lru_cache(maxsize=65536)
@@ -130,9 +160,14 @@ def _lemma(word: str) -> str:
     return stem(word)
 
 
-_TICKET_ID = re.compile(r"^(?:#\d+|[A-Z]{2,}[-_]?\d+[\w-]*)$")
+_TICKET_ID = re.compile(r"^(?:[#!]\d+|[A-Z]{2,}[-_]?\d+[\w-]*)$")
 _NUMBER = re.compile(r"^[\d.,%]+(?:st|nd|rd|th|k|m|x)?$")
-_TIME = re.compile(r"^\d{1,2}:\d\d|^\d{4}-\d\d-\d\d")
+_TIME = re.compile(r"^\d{1,2}:\d\d|^\d{4}-\d\d-\d\d|^\d{1,2}[/.]\d{1,2}[/.]\d{2,4}$|^q[1-4]$|^h[12]$")
+# "March" and "May" are verbs and names as well as months; capitalised mid-sentence they are months.
+_CAPITAL_MONTHS = frozenset({"march", "may"})
+_CLOCK_WORDS = frozenset({"am", "pm"})
+# Adverbs of the moment whose phrase ends where a noun phrase begins ("now the flag ...").
+_PASSING_ADVERBS = frozenset("now nowadays recently lately newly instead henceforth latest".split())
 
 
 def _kind(original: str, lower: str, first: bool) -> str:
@@ -140,7 +175,7 @@ def _kind(original: str, lower: str, first: bool) -> str:
         return "money"
     if _TICKET_ID.match(original):
         return "identifier"
-    if _TIME.match(lower) or lower.rstrip("s") in DATE_WORDS:
+    if _TIME.match(lower) or lower.rstrip("s") in DATE_WORDS or lower in {"am", "pm", "noon", "midnight"} or (lower in _CAPITAL_MONTHS and original[:1].isupper()):
         return "time"
     if _NUMBER.match(lower):
         return "number"
@@ -174,8 +209,8 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
     found = _lemmas(lower)
     if "VERB" not in found and "AUX" not in found:
         return False
-    if prev in _DETERMINERS or prev == "'s":
-        return False  # "the meeting", "a run"
+    if prev in _DETERMINERS or prev == "'s" or (prev in _PREPOSITIONS and prev != "to"):
+        return False  # "the meeting", "a run", "from merged to closed"
     verb_lemma = _verb_lemma(lower)
     # An inflected form ("runs", "moved", "took"), not the base form a noun phrase may hold ("ingest").
     inflected = lower != verb_lemma and not (lower.endswith("s") and "NOUN" in found and first_verb is False
@@ -223,12 +258,20 @@ def frame(text: str) -> Frame:
     is the subject (after a pronoun, "we hold the sync ...", the verb's object)."""
     words: list[str] = []
     raw: list[str] = []
+    first = _VALUE_FIRST.match(text.strip())
+    if first:  # read "Tuesdays is when the sync happens" as "the sync happens on Tuesdays"
+        rest = first["rest"]
+        text = f"{rest[:1].upper()}{rest[1:]} {'on' if first['how'].lower() == 'when' else 'at'} {first['value']}."
     for match in _TOKEN.finditer(text):
         tok = match.group()
         low = tok.lower()
         if low.endswith(("'s", "’s")) and len(low) > 2:
             words += [low[:-2], "'s"]
             raw += [tok[:-2], "'s"]
+        elif low[-3:] in _CONTRACTIONS or low[-2:] in _CONTRACTIONS:
+            cut = 3 if low[-3:] in _CONTRACTIONS else 2
+            words += [low[:-cut], _CONTRACTIONS[low[-cut:]]]
+            raw += [tok[:-cut], _CONTRACTIONS[low[-cut:]]]
         else:
             words.append(low)
             raw.append(tok)
@@ -236,34 +279,42 @@ def frame(text: str) -> Frame:
     current: list[str] = []
     written: list[str] = []
     state: dict[str, Any] = {"anchored": False, "definite": False, "adverbial": False, "since": False,
-                             "kinds": set(), "opener": "", "anchors": set()}
+                             "kinds": set(), "opener": "", "anchors": set(), "own": False}
     verb_at: int | None = None  # how many spans stood before the first verb
+    key_at: int | None = None   # how many spans stood before a note's "key: value" mark
+    fronted: int | None = None  # how many spans a fronted phrase ("Every day, ...", "In X, ...") holds
+    labelled = False
+    key_word: int | None = None  # where the mark stands among the words
     after_copula = False
+    copular = False  # the first verb is "is" / "are": "X is Y" may name its thing on either side
     scene = False
 
     def close() -> None:
         nonlocal current
         if current:
             temporal = state["since"] or set(current) <= _TIME_WORDS or (verb_at is None and state["adverbial"])
-            if state["opener"] in ("of", "for") and spans and not spans[-1].verb and not spans[-1].temporal:
+            if state["opener"] in ("of", "for") and state.get("joins") and spans and not spans[-1].verb \
+                    and not spans[-1].temporal \
+                    and not (spans[-1].kind == "name" and not spans[-1].definite):  # "with Lumo for my bank"
                 # "the nightly job for team 4", "the budget for the Atlas migration": one noun phrase
                 head = spans.pop()
                 kinds = {head.kind} | state["kinds"]
                 spans.append(Span(head.lemmas + tuple(current), head.anchored or state["anchored"], False,
                                   head.definite or state["definite"], head.adverbial, head.temporal,
                                   _span_kind(kinds), f"{head.text} {state['opener']} {' '.join(written)}",
-                                  head.opener, head.anchors | frozenset(state["anchors"])))
+                                  head.opener, head.anchors | frozenset(state["anchors"]), head.own,
+                                  tuple(current)))
                 state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
-                             anchors=set())
+                             anchors=set(), own=False, joins=False)
                 current = []
                 written.clear()
                 return
             spans.append(Span(tuple(current), state["anchored"], False, state["definite"], state["adverbial"],
                               temporal, _span_kind(state["kinds"]), " ".join(written), state["opener"],
-                              frozenset(state["anchors"])))
+                              frozenset(state["anchors"]), state["own"]))
             # What the words before a span said carries on through a run of them ("for the ...").
             state.update(anchored=False, definite=False, adverbial=False, since=False, kinds=set(), opener="",
-                         anchors=set())
+                         anchors=set(), own=False, joins=False)
         current = []
         written.clear()
 
@@ -272,6 +323,9 @@ def frame(text: str) -> Frame:
         if not current:
             if word in _DEFINITE:
                 state["definite"] = True
+                state["own"] = state["own"] or word in _OWN
+                if state["opener"] in _PASSING_ADVERBS:  # "Right now the flag is on": "now" ends there
+                    state.update(adverbial=False, opener="")
             elif word in _PREPOSITIONS or word in NEWER_WORDS:
                 state["adverbial"] = True
                 state["opener"] = word
@@ -288,8 +342,15 @@ def frame(text: str) -> Frame:
             close()
             state["definite"] = True
             continue
-        if not word[:1].isalnum() and word[:1] not in "$€£#":
+        if not word[:1].isalnum() and (word[:1] not in "$€£#!" or len(word) == 1):
             close()
+            if word in _KEY_VALUE_MARKS and verb_at is None and key_at is None and spans:
+                key_at = verb_at = len(spans)  # the mark stands where a note's verb would
+                key_word = k
+            elif word == "," and verb_at is None and fronted is None and _fronting(words[0]):
+                fronted = len(spans)
+            # a phrase ends at a mark: "Right now, PR 7 is merged" ("now" opens nothing after the comma)
+            state.update(adverbial=False, opener="", since=False)
             after_copula = False
             continue
         if verb_at is None and not current and word in _COUNTS:
@@ -298,17 +359,30 @@ def frame(text: str) -> Frame:
             close()
             opener(word)
             continue
-        if word in FUNCTION_WORDS or word in _PREPOSITIONS:
+        month = word in _CAPITAL_MONTHS and raw[k][:1].isupper() and k > 0  # "on May 4", not "may"
+        clock = word in _CLOCK_WORDS and prev is not None and prev[:1].isdigit()  # "10 am", not "I am"
+        if (word in FUNCTION_WORDS or word in _PREPOSITIONS) and not month and not clock:
+            joins = bool(current)  # "the budget for X" joins; "is on for X" does not
             close()
+            if word in ("of", "for"):
+                state["joins"] = joins
             if prev == "now" and word == "on":
                 state.update(adverbial=False, opener="")  # "From now on the sync is ...": the phrase is over
                 continue
             opener(word)
             if verb_at is None and (word in _COPULAS or word in {"has", "have", "had", "will", "does", "do", "did"}):
                 verb_at = len(spans)
+                copular = word in _COPULAS
             after_copula = word in _COPULAS
             continue
-        if _verb_like(word, prev, nxt, after_copula, verb_at is None):
+        # "changed to develop.", "renamed the branch to develop", "from draft to approved": a value
+        to_value = prev == "to" and not current and bool(spans) and (spans[-1].opener == "from" or any(
+            sp.verb for sp in spans) and (nxt is None or nxt in _PREPOSITIONS or nxt in NEWER_WORDS))
+        named = raw[k][:1].isupper() and k > 0 and prev not in _SENTENCE_ENDS  # "to Render", "GitHub Pages"
+        # "is called Otto", "is named Miso": a participle naming what follows is the verb
+        naming = after_copula and word.endswith("ed") and k + 1 < len(raw) and raw[k + 1][:1].isupper() \
+            and "VERB" in _lemmas(word)
+        if naming or not to_value and not named and not clock and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
             if verb_at is None or (after_copula and len(spans) == verb_at):
                 verb_at = len(spans)
@@ -323,21 +397,124 @@ def frame(text: str) -> Frame:
             state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
+    after_mark = words[key_word + 1] if key_word is not None and key_word + 1 < len(words) else ""
+    if key_at is not None and key_at < len(spans) and any(sp.verb for sp in spans[key_at:]) \
+            and (after_mark in _PRONOUNS or not spans[key_at].verb):
+        # "Update: the sync moved to Thursdays": a label, then a sentence; a named one ("Syria FM: we
+        # will ...") is a headline of someone's words, not a fact of one subject
+        labelled = any(sp.anchored for sp in spans[:key_at])
+        spans = spans[key_at:]
+        verb_at = next(k for k, sp in enumerate(spans) if sp.verb)
+        key_at = None
+    elif key_at is not None:
+        # The whole key names the thing the note is about; what follows is its value ("state: approved").
+        spans[:key_at] = [_joined(spans[:key_at])]
+        spans[1:] = [replace(sp, verb=False, lemmas=(_lemma(sp.text.lower()),)) if sp.verb else sp for sp in spans[1:]]
+        verb_at = key_at = 1
+        copular = True
+    context: list[Span] = []
+    if fronted is not None and verb_at is not None and fronted <= verb_at:
+        spans[:fronted], context = _fronted(spans[:fronted], words[0])
     subject = None
     if verb_at is not None:
         if words and words[0] in _PRONOUNS:
-            # "We hold the weekly sync on Tuesdays": what the sentence is about is the verb's object.
-            subject = next((sp for sp in spans[verb_at:] if not sp.verb), None)
+            # "We hold the weekly sync on Tuesdays", "I use Lumo as my bank": what the sentence is about
+            # is a definite thing after the verb, else the verb's object.
+            after = [sp for sp in spans[verb_at:] if not sp.verb and not sp.temporal]
+            subject = next((sp for sp in after if sp.definite), after[0] if after else None)
         else:
             opening = [k for k, sp in enumerate(spans[:verb_at]) if not sp.adverbial and not sp.verb]
             if opening:
-                subject = _held_thing(spans[opening[0]], spans, verb_at) or spans[opening[0]]
+                first = spans[opening[0]]
+                subject = _held_thing(first, spans, verb_at) or (copular and _inverted(first, spans, verb_at)) \
+                    or _measured_thing(first, spans, verb_at) or first
+        if subject is not None and context:
+            # "In the docs repo, the default branch is main": the place belongs to what the fact is about
+            subject = _joined([*context, subject])
     # "The search indexer is running in us-east-2" is a standing fact: a name, number or date says so.
     scene = scene and not any(sp.anchored for sp in spans if sp is not subject)
     lemmas = frozenset(lemma for sp in spans for lemma in sp.lemmas)
     negated = any(w in NEGATORS or w.endswith(("n't", "n’t")) for w in words) and not _newer_negation(words)
-    compound = bool(_CLAUSE_COMMA.search(text)) or any(w in _SUBORDINATORS for w in words)
-    return Frame(subject, tuple(spans), lemmas, _newer(words), negated, scene, compound)
+    compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in _SUBORDINATORS for w in words) \
+        or labelled
+    replaced = _replaced(spans)
+    return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
+                 replaced, verb_at)
+
+
+def _fronting(first: str) -> bool:
+    """A phrase set before the sentence: "Every day, ...", "Since March, ...", "In the docs repo, ..."."""
+    return first in _PREPOSITIONS or first in NEWER_WORDS or first in _FRONTING or first in _TIME_WORDS \
+        or first in _FILLER or first in {"since", "from", "as", "until"}
+
+
+def _fronted(spans: list[Span], first: str) -> tuple[list[Span], list[Span]]:
+    """The spans of a fronted phrase, marked: a time ("Since March", "Every day", "After the resize")
+    says when the fact holds; a place or thing ("In the docs repo") is context of the subject."""
+    marked, context = [], []
+    timed = first in {"since", "after", "before", "during", "until", "starting", "effective", "from", "as"} \
+        or first in NEWER_WORDS or first in _FRONTING or first in _TIME_WORDS
+    for sp in spans:
+        if timed or set(sp.lemmas) <= _TIME_WORDS:
+            marked.append(replace(sp, adverbial=True, temporal=True))
+        elif sp.kind == "time":  # "On Wednesdays, Tomasz comes in": the day is the schedule's value
+            marked.append(replace(sp, adverbial=True, temporal=False))
+        else:
+            marked.append(replace(sp, adverbial=True, temporal=False))
+            context.append(marked[-1])
+    return marked, context
+
+
+def _joined(parts: list[Span]) -> Span:
+    """One span of several: a note's key ("Default branch of the docs repo"), a subject with its context."""
+    if len(parts) == 1:
+        return replace(parts[0], definite=True, adverbial=False, temporal=False)
+    kinds = {sp.kind for sp in parts}
+    return Span(tuple(lemma for sp in parts for lemma in sp.lemmas), any(sp.anchored for sp in parts), False,
+                True, False, False, _span_kind(kinds), " / ".join(sp.text for sp in parts), "",
+                frozenset().union(*(sp.anchors for sp in parts)), any(sp.own for sp in parts))
+
+
+def _inverted(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
+    """"Helvetia Direct is my bank", "Master is the default branch of the docs repo": a bare name
+    equated with a definite thing; the thing is what the fact is about, the name its value."""
+    if opening.definite or opening.kind not in ("name", "word") or verb_at >= len(spans) \
+            or any(sp.verb for sp in spans):
+        return None
+    thing = spans[verb_at]
+    return thing if thing.definite and not thing.adverbial else None
+
+
+def _measured_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
+    """"16 GB of RAM is allocated to the build VM", "$9,000 was set aside for the trip": an amount or a
+    date set first is the value; the definite thing after the verb is what the fact is about."""
+    if opening.definite or opening.kind not in ("number", "money", "time") or opening.label is not None:
+        return None
+    return next((sp for sp in spans[verb_at:] if not sp.verb and not sp.temporal and sp.definite), None)
+
+
+def owned(span: Span) -> Span | None:
+    """What a phrase of the form "the <attribute> of <thing>" belongs to, as a span of its own."""
+    if not span.owner or len(span.owner) >= len(span.lemmas):
+        return None
+    return Span(span.owner, bool(span.anchors & set(span.owner)), False, True, text=" ".join(span.owner),
+                anchors=span.anchors & frozenset(span.owner))
+
+
+def _replaced(spans: list[Span]) -> Span | None:
+    """"went from P2 to P0", "switched from Vim to Helix": after a verb in the past ("is open from 9 to
+    5", "runs from Porto to Lyon" are ranges), the span opened by "from" and followed by one opened by
+    "to" is the value said to be gone."""
+    for k in range(1, len(spans) - 1):
+        if spans[k].opener == "from" and spans[k + 1].opener == "to" and not spans[k + 1].verb \
+                and any(sp.verb and _past(sp) for sp in spans[:k]):
+            return spans[k]
+    return None
+
+
+def _past(verb: Span) -> bool:
+    written, lemma = verb.text.lower(), verb.lemmas[0]
+    return written not in {lemma, lemma + "s", lemma + "es"} and not written.endswith("ing")
 
 
 def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
@@ -352,7 +529,7 @@ def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
     thing = spans[verb_at + 1]
     if thing.verb or thing.opener not in ("", "over"):
         return None
-    if thing.kind == "identifier" or (thing.definite and len(thing.lemmas) > 1):
+    if thing.kind == "identifier" or thing.definite:
         return thing
     return None
 

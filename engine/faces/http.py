@@ -111,9 +111,12 @@ class Guard:
     Every answer, refusals included, gets the security headers and one access-log line.
     """
 
-    def __init__(self, app: ASGI, token: str | None, max_body: int, hosts: HostAllowList | None = None) -> None:
+    def __init__(self, app: ASGI, token: str | None, max_body: int, hosts: HostAllowList | None = None,
+                 origin_checked_paths: frozenset[str] = frozenset()) -> None:
+        """``origin_checked_paths`` get the cross-origin check on every request, with a token too (MCP's)."""
         self.app, self.token, self.max_body = app, token, max_body
         self.hosts = hosts if hosts is not None else HostAllowList()
+        self.origin_checked_paths = origin_checked_paths
 
     async def __call__(self, scope: dict, receive: Callable, send: Callable) -> None:
         if scope["type"] != "http":
@@ -138,7 +141,9 @@ class Guard:
             if not hmac.compare_digest(given, b"Bearer " + self.token.encode()):
                 return await _send_error(hardened, 401, "missing or wrong bearer token",
                                          {"WWW-Authenticate": "Bearer"})
-        elif refusal := cross_origin_refusal(scope.get("method", ""), scope.get("scheme", "http"), headers):
+        strict = scope.get("path", "") in self.origin_checked_paths
+        if (self.token is None or strict) and (refusal := cross_origin_refusal(
+                scope.get("method", ""), scope.get("scheme", "http"), headers, every_method=strict)):
             return await _send_error(hardened, 403, refusal)
         length = headers.get("content-length", b"")
         if length.isdigit() and int(length) > self.max_body:
@@ -222,10 +227,11 @@ def create_app(memory: Memory | None, *, token: str | None = None, max_body: int
     ``Host`` names and ``allowed_hosts``: the API's routes unless ``api`` is false, and MCP over
     streamable HTTP at ``/mcp`` when ``mcp`` is true and there is a memory."""
     hosts = HostAllowList(allowed_hosts)
-    routes, lifespan = [], None
+    routes, lifespan, origin_checked = [], None, frozenset()
     if mcp and memory is not None:
-        from engine.faces.mcp_http import mcp_routes
-        routes, lifespan = mcp_routes(memory, max_body=max_body, admits=hosts.admits)
+        from engine.faces.mcp_http import PATH, mcp_routes
+        routes, lifespan = mcp_routes(memory, max_body=max_body)
+        origin_checked = frozenset({PATH})
     errors = {400: {"model": ErrorBody, "description": "bad input"},
               413: {"model": ErrorBody, "description": "body too large"},
               503: {"model": ErrorBody, "description": "the memory file is locked, read-only or unusable"}}
@@ -246,7 +252,7 @@ def create_app(memory: Memory | None, *, token: str | None = None, max_body: int
     app.router.routes.extend(routes)
     _install_errors(app)
     app.openapi = _openapi(app, token is not None)  # type: ignore[method-assign]
-    return Guard(app, token, max_body, hosts)
+    return Guard(app, token, max_body, hosts, origin_checked)
 
 
 def bound_host_names(host: str) -> tuple[str, ...]:

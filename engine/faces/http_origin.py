@@ -9,7 +9,8 @@ POST. A state-changing request is refused when either says it came from another 
 a request with neither (curl, an HTTP library, an agent) is not a browser's and goes on.
 ``same-site`` is refused too: a page served by another port of localhost is same-site.
 With a token nothing changes: a page cannot send the bearer header without a CORS
-preflight, which this server never grants.
+preflight, which this server never grants. MCP's endpoint is stricter, as its specification asks:
+there every request, reads and the event stream included, token or not, gets the same check.
 """
 
 from __future__ import annotations
@@ -22,11 +23,13 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 REFUSAL = "cross-origin writes are refused: this server changes memory only for its own pages and for non-browser clients"
 
 
-def cross_origin_refusal(method: str, scheme: str, headers: dict[str, bytes]) -> str | None:
-    """The one-line refusal for a state-changing request a browser sent from another origin, else None.
+def cross_origin_refusal(method: str, scheme: str, headers: dict[str, bytes], *,
+                         every_method: bool = False) -> str | None:
+    """The one-line refusal for a state-changing request (any request with ``every_method``) a browser
+    sent from another origin, else None.
 
     ``headers`` are lower-cased names; ``host`` has already passed the allow-list."""
-    if method.upper() in SAFE_METHODS:
+    if not every_method and method.upper() in SAFE_METHODS:
         return None
     site = headers.get("sec-fetch-site")
     if site is not None and site.strip().lower() not in _ALLOWED_FETCH_SITES:

@@ -24,7 +24,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from engine import (Clock, LINK_TYPES, MAX_ID, MAX_ITEMS, MAX_QUERY_CHARS, MAX_TOP_K, MemLensError, Memory,
-                    READ_MODES, SCOPES, SearchFilters, Settings, parse_time, system_clock)
+                    READ_MODES, SCOPES, SearchFilters, Settings, acting_as, parse_time, system_clock)
 from engine.faces import serialize
 
 T = TypeVar("T")
@@ -44,9 +44,11 @@ Tag = Annotated[str, Field(min_length=1, max_length=100)]
 
 
 def _engine(call: Callable[[], T]) -> T:
-    """Run a facade call; a user-facing error becomes the tool's error message."""
+    """Run a facade call as the ``mcp`` face (also when ``serve`` shares its Memory with the API); a
+    user-facing error becomes the tool's error message."""
     try:
-        return call()
+        with acting_as("mcp"):
+            return call()
     except MemLensError as err:
         raise ToolError(str(err)) from None
 

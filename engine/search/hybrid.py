@@ -139,33 +139,50 @@ def _normalised(rows: list[tuple[int, float]], power: float = 1.0) -> dict[int, 
 _TERM_COUNTS: weakref.WeakKeyDictionary[VectorIndex, TermCounts] = weakref.WeakKeyDictionary()
 
 
-def term_frequency(db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
+def match_budget(limits: MemorySettings, facts: int) -> int:
+    """The text-match budget of a memory of ``facts`` indexed facts: ``text_match_share`` of them, at least
+    ``text_match_budget`` and at most ``text_match_ceiling`` (0: no budget, every word is kept).
+
+    A word in 15% of a 600-fact conversation and one in 15% of a 5,000-fact pooled
+    history separate facts equally well (the same IDF), so the budget follows the
+    store's size; a fixed 100 kept only the rarest one or two words of a question
+    in the pooled history, and the answer's other words were left to the cosine.
+    The ceiling bounds what a search reads in a large memory.
+    """
+    if limits.text_match_budget <= 0:
+        return 0
+    return int(max(limits.text_match_budget, min(limits.text_match_ceiling, limits.text_match_share * facts)))
+
+
+def term_frequency(db: sqlite3.Connection, index: VectorIndex, budget: int,
                    text: TextIndex | None = None) -> Callable[[str], int]:
-    """Facts per query word or phrase, counted up to the most the budget can use: from the text index
+    """Facts per query word or phrase, counted up to the most ``budget`` can use: from the text index
     when there is one (the same counts), else from FTS5."""
-    cap = limits.text_match_budget * RAREST_STRETCH + 1
+    cap = budget * RAREST_STRETCH + 1
     if text is not None:
         return lambda part: min(text.frequency(part), cap)
     counts = _TERM_COUNTS.get(index)
-    if counts is None:
+    if counts is None or counts.cap != cap:
         counts = _TERM_COUNTS[index] = TermCounts(cap)
     return counts.bind(db)
 
 
 def text_parts(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
                text: TextIndex | None = None) -> list[str]:
-    """The words and phrases searches match: every one, or the rarest within ``text_match_budget``."""
-    if limits.text_match_budget <= 0:
+    """The words and phrases searches match: every one, or the rarest within ``match_budget``."""
+    budget = match_budget(limits, len(index))
+    if budget <= 0:
         return match_parts(query)
-    return match_parts(query, term_frequency(db, index, limits, text), limits.text_match_budget)
+    return match_parts(query, term_frequency(db, index, budget, text), budget)
 
 
 def text_query(query: str, db: sqlite3.Connection, index: VectorIndex, limits: MemorySettings,
                text: TextIndex | None = None) -> str | None:
     """The FTS5 expression of ``text_parts``."""
-    if limits.text_match_budget <= 0:
+    budget = match_budget(limits, len(index))
+    if budget <= 0:
         return match_expression(query)
-    return match_expression(query, term_frequency(db, index, limits, text), limits.text_match_budget)
+    return match_expression(query, term_frequency(db, index, budget, text), budget)
 
 
 # Per open memory: every indexed fact's freshness, for ranking them all roughly (see ``Searcher._active``).
@@ -310,12 +327,12 @@ class Searcher:
     def _bm25_active(self, query: str) -> TextMatches:
         """Active text matches and their BM25 parts, best first.
 
-        Every match is read (``text_match_budget`` bounds them) and every fact gets
+        Every match is read (``match_budget`` bounds them) and every fact gets
         its true BM25 part. The text index ranks every fact as FTS5 does (same
         values, ties by id) and the same first ``limit`` are kept; without one,
         FTS5 orders by rank itself, no join.
         """
-        limit = max(2 * self.limits.candidate_pool, self.limits.text_match_budget)
+        limit = max(2 * self.limits.candidate_pool, match_budget(self.limits, len(self.index)))
         if self.text is not None:
             parts = text_parts(query, self.db, self.index, self.limits, self.text)
             matches = self.text.ranked(parts, limit)
@@ -352,7 +369,7 @@ class Searcher:
         with each cosine estimated from the index's sketch (exact below its size,
         see ``VectorIndex.estimated_cosines``) except on a shortlist of the nearest
         estimates, which is scored exactly. The ``candidate_pool`` (at least
-        ``top_k``) best by it and every text match are ranked exactly, with their
+        ``top_k``) best by it and the best text matches are ranked exactly, with their
         batch neighbours (which only lend context). Nothing but FTS touches SQLite.
         Returns (rows, exact cosines, BM25 parts, how many leading rows rank).
         """
@@ -387,7 +404,10 @@ class Searcher:
         if min_confidence is not None:
             meta = index.meta
             rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows]))
+        # Text matches past the pool's size in BM25 rank keep only their rough score: they hold a small share
+        # of the BM25 part, so only a high cosine could lift one into the top, and the shortlist has those
+        # exact. Scoring all of a large budget's matches exactly cost a 10k search ~35 % (docs/benchmarks.md).
+        ranked = _distinct(np.concatenate([index.largest(rough, pool), text.rows[:pool]]))
         rows = ranked
         if w.context_weight > 0:
             near = np.concatenate(index.neighbours(ranked))

@@ -3,8 +3,10 @@ and the embedding model (loaded on first need)."""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import numpy as np
 
@@ -15,6 +17,21 @@ from engine.errors import StoreError
 from engine.store.connection import Store
 
 
+# One Memory can serve two faces in one process (``memlens serve`` answers the API and MCP); the face
+# a call comes through is who acts, so the journal tells an agent's MCP writes from a script's HTTP ones.
+_acting_face: ContextVar[str | None] = ContextVar("memlens_acting_face", default=None)
+
+
+@contextmanager
+def acting_as(actor: str) -> Iterator[None]:
+    """Calls made inside (in this thread or task) are journaled as ``actor``, whatever the Memory's own."""
+    token = _acting_face.set(actor)
+    try:
+        yield
+    finally:
+        _acting_face.reset(token)
+
+
 class Context:
     """One per ``Memory``; services hold it rather than copies, so a changed setting reaches them all."""
 
@@ -22,8 +39,16 @@ class Context:
         self.store = store
         self.settings = settings
         self.clock = clock
-        self.actor = actor
+        self._actor = actor
         self._embedder = embedder
+
+    @property
+    def actor(self) -> str:
+        return _acting_face.get() or self._actor
+
+    @actor.setter
+    def actor(self, value: str) -> None:
+        self._actor = value
 
     @property
     def path(self) -> Path:

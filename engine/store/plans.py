@@ -19,7 +19,6 @@ from engine.clock import format_time
 from engine.errors import NotFound
 from engine.store.ids import check_id
 
-from engine.vocabulary import OUTCOMES  # noqa: F401
 INSERTING = frozenset({"supersede", "contradict", "related", "new"})
 # Outcomes that change an existing fact's status, and the status they set.
 STATUS_CHANGES = {"archive": "archived", "expire": "expired", "reactivate": "active"}

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from datetime import datetime, time, timezone
 
-from PySide6.QtCore import QDate, QModelIndex, QPoint, Qt, Signal
+from PySide6.QtCore import QDate, QPoint, Qt, Signal
 from PySide6.QtWidgets import (QAbstractItemView, QCheckBox, QComboBox, QDateEdit, QHBoxLayout, QLabel, QLineEdit,
                                QMenu, QTableView, QVBoxLayout, QWidget)
 

@@ -21,6 +21,10 @@ from engine import Timeline, Version
 STATUS_COLOURS = {"active": "#2e8b57", "superseded": "#8a8f98", "archived": "#a0522d", "expired": "#7b4fa0"}
 CONTRADICT = "#c0392b"
 RELATED = "#3b6fb6"
+# Where a version's label sits against its marker (TextItem anchors): above, then below, then higher
+# above, so versions written minutes apart on a months-long axis do not print over each other.
+LABEL_ROWS = ((0.5, 1.3), (0.5, -0.3), (0.5, 2.4))
+LABEL_GAP_PX = 6
 
 
 def lanes_of(line: Timeline, with_related: bool) -> list[tuple[str, list[Version]]]:
@@ -53,6 +57,9 @@ class TimelinePlot(pg.PlotWidget):
         self._versions: dict[int, Version] = {}
         self._lane_of: dict[int, int] = {}
         self._extra: list[pg.GraphicsObject] = []
+        self._labels: list[tuple[pg.TextItem, float, int]] = []  # (label, x, lane)
+        self.getPlotItem().getViewBox().sigXRangeChanged.connect(self._place_labels)
+        self.getPlotItem().getViewBox().sigResized.connect(self._place_labels)
         self.addItem(self.markers)
         self.addItem(self.as_of_line)
         self.selected: int | None = None
@@ -61,6 +68,7 @@ class TimelinePlot(pg.PlotWidget):
         for item in self._extra:
             self.removeItem(item)
         self._extra.clear()
+        self._labels.clear()
         self._versions, self._lane_of = {}, {}
         if line is None:
             self.markers.setData([])
@@ -78,6 +86,7 @@ class TimelinePlot(pg.PlotWidget):
         start, _end = line.span
         self.setXRange(start - 0.03 * (until - start + 1), until + 0.03 * (until - start + 1), padding=0)
         self.setYRange(-(len(lanes) - 1) - 0.6, 0.6, padding=0)
+        self._place_labels()
 
     def _draw_status_bars(self, until: float) -> None:
         segments: dict[str, tuple[list[float], list[float]]] = {}
@@ -110,9 +119,24 @@ class TimelinePlot(pg.PlotWidget):
         for lane, (_name, versions) in enumerate(lanes):
             for number, version in enumerate(versions, 1):
                 caption = f"v{number} #{version.fact.id}" if lane == 0 else f"#{version.fact.id}"
-                label = pg.TextItem(caption, color="#33475b", anchor=(0.5, 1.3))
+                label = pg.TextItem(caption, color="#33475b", anchor=LABEL_ROWS[0])
                 label.setPos(version.joined_at, -lane)
                 self._add(label)
+                self._labels.append((label, version.joined_at, lane))
+
+    def _place_labels(self, *_args: object) -> None:
+        """Each label takes the first row where it clears the labels already placed in its lane, at
+        the current zoom (a label keeps its size in pixels while the axis stretches)."""
+        seconds_per_px = self.getPlotItem().getViewBox().viewPixelSize()[0]
+        if not seconds_per_px or seconds_per_px != seconds_per_px:  # not laid out yet (0 or NaN)
+            return
+        row_ends: dict[tuple[int, int], float] = {}  # (lane, row) -> right edge of its last label
+        for label, x, lane in sorted(self._labels, key=lambda entry: (entry[2], entry[1])):
+            half = (label.textItem.boundingRect().width() / 2 + LABEL_GAP_PX) * seconds_per_px
+            row = next((r for r in range(len(LABEL_ROWS)) if row_ends.get((lane, r), -float("inf")) <= x - half),
+                       min(range(len(LABEL_ROWS)), key=lambda r: row_ends.get((lane, r), -float("inf"))))
+            row_ends[(lane, row)] = x + half
+            label.setAnchor(LABEL_ROWS[row])
 
     def _add(self, item: pg.GraphicsObject) -> None:
         self.addItem(item)

@@ -24,11 +24,23 @@ def test_pairs_are_reproducible_and_labelled_by_how_they_are_made() -> None:
     assert any(p.newer for p in pairs) and any(p.label == "changed" and not p.newer for p in pairs)
 
 
-def test_tuning_and_held_out_families_are_apart() -> None:
-    held = {p.family for p in generate(3, held_out=True)}
-    tuning = {p.family for p in generate(3, held_out=False)}
-    assert held and tuning and not held & tuning
-    assert held | tuning == {f.name for f in FAMILIES}
+def test_tuning_held_out_and_fresh_families_are_apart() -> None:
+    held = {p.family for p in generate(3, groups=("held-out",))}
+    fresh = {p.family for p in generate(3, groups=("fresh",))}
+    tuning = {p.family for p in generate(3, groups=("tuning",))}
+    assert held and tuning and fresh and not held & tuning and not fresh & (held | tuning)
+    assert held | tuning | fresh == {f.name for f in FAMILIES}
+
+
+def test_an_update_from_the_old_value_names_the_value_it_replaces() -> None:
+    by_family = {f.name: f for f in FAMILIES}
+    pairs = generate(20, seed=5, groups=("fresh",))
+    assert all("{" not in p.stored + p.incoming for p in pairs)
+    from_old = [p for p in pairs if p.label == "changed" and " from " in p.incoming]
+    assert from_old
+    for p in from_old:
+        old = [v for v in by_family[p.family].values if f"from {v} " in p.incoming]
+        assert old and old[0].lower() in p.stored.lower()
 
 
 def test_scores_count_supersede_and_contradict_as_a_change_found() -> None:

@@ -67,5 +67,5 @@ def test_the_replay_ranks_as_the_engine_does(tmp_path: Path, embedder, voice_wei
     shape.vectors = embedder.embed(CHAT)
     shape.query_vectors = embedder.embed(QUESTIONS)
     shape.bm25 = _bm25(shape, settings.memory)
-    replayed = rank(prepare(shape), {"own_voice": voice_weight, "self_context": 0.0} if voice_weight else {}, 4)
+    replayed = rank(prepare(shape), {"own_voice": voice_weight}, 4)
     assert [[int(i) for i in run] for run in replayed] == engine

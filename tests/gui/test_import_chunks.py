@@ -98,3 +98,32 @@ def test_a_chunked_import_moves_the_counts_and_listing_and_cancel_says_so_and_st
     assert written <= at_click + CHUNK and written < before + lines  # the chunk under way, then no more
     run = window.files.last_import
     assert run.cancelled and "run the same import again to resume" in run.summary()
+
+
+def test_cancel_during_the_last_chunk_says_the_import_finished_anyway(qtbot, window, demo_copy, tmp_path: Path) -> None:
+    open_file(qtbot, window, demo_copy)
+    settle(qtbot, window)
+    before = window.session.stats["facts"]
+    short = tmp_path / "two-chunks.jsonl"
+    short.write_text("".join(json.dumps({"text": fact(n)}) + "\n" for n in range(2 * CHUNK)), encoding="utf-8")
+    window.files.chunk_items = CHUNK
+    window.files.import_file(short)
+    qtbot.waitUntil(lambda: window.files.last_review is not None, timeout=WAIT_MS)
+    with qtbot.waitSignal(window.session.store_changed, timeout=WAIT_MS):
+        window.files.last_review.apply_button.click()
+    qtbot.waitUntil(lambda: window.files.last_prompt is not None
+                    and "Import the rest" in window.files.last_prompt.windowTitle(), timeout=WAIT_MS)
+
+    def cancel_once(_label: str, _done: int, _total: int) -> None:
+        if window.cancel.isEnabled():
+            window.cancel.click()  # the rest is one chunk: this lands while the last chunk runs
+
+    window.session.runner.progress.connect(cancel_once)
+    window.files.last_prompt.accept()
+    qtbot.waitUntil(lambda: window.files.last_import is not None, timeout=WAIT_MS)
+    window.session.runner.progress.disconnect(cancel_once)
+    message = window.files.last_message
+    assert not window.files.last_import.cancelled and message.windowTitle() == "Import done"
+    assert "Cancel came during the last chunk, which finished" in message.text()
+    settle(qtbot, window)
+    assert window.session.stats["facts"] == before + 2 * CHUNK

@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import time
 
+import pyqtgraph as pg
+
 from PySide6.QtCore import QPointF, Qt
 
 from engine import format_time
@@ -169,3 +171,25 @@ def test_the_pane_says_what_memlens_timeline_says(qtbot, window, demo_copy, caps
             xs = {spot.data(): spot.pos().x() for spot in pane.plot.markers.points()}
             chain = [v.fact.id for v in pane.line.versions]
             assert [xs[i] for i in chain] == sorted(xs[i] for i in chain)  # v1, v2, … left to right
+
+
+def test_versions_written_a_minute_apart_get_labels_that_do_not_overlap(qtbot, window, demo_copy, capsys) -> None:
+    """On an axis months long, two versions a minute apart sit at one pixel: their labels take two rows."""
+    newest = time.time() - 3600
+    texts = ["Priya's preferred editor is now Zed, with the Vim keymap, for every repository she owns.",
+             "Priya's preferred editor is now Zed, with the Helix keymap, for every repository she owns."]
+    current = HELIX
+    for minute, text in enumerate(texts):
+        assert memlens(["--db", str(demo_copy), "--now", format_time(newest + 60 * minute),
+                        "fact", "version", str(current), text, "--json"]) == 0
+        current = json.loads(capsys.readouterr().out)["items"][0]["fact_id"]
+    open_file(qtbot, window, demo_copy)
+    window.resize(1024, 700)
+    window.show_pane(window.pane_names.index("timeline"))
+    pane = _timeline(qtbot, window, current)
+    assert pane.heading.text().startswith(f"Fact {current}: 5 versions")
+    qtbot.waitUntil(lambda: pane.plot.isVisible(), timeout=WAIT_MS)
+    boxes = [label.mapRectToScene(label.boundingRect()) for label in pane.plot._extra if isinstance(label, pg.TextItem)]
+    assert len(boxes) == 5
+    overlapping = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
+    assert not overlapping, overlapping

@@ -80,3 +80,34 @@ def test_a_served_process_refuses_a_no_cors_post(db_path: Path) -> None:
                               headers={"Origin": "https://evil.example", "Sec-Fetch-Site": "cross-site"})
         assert response.status_code == 403 and response.headers["content-type"] == "application/json"
         assert httpx.get(url + "/facts/1", timeout=30).json()["facts"][0]["status"] == "active"
+
+
+MCP_INITIALIZE = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                  "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                             "clientInfo": {"name": "probe", "version": "0"}}}
+MCP_ACCEPT = {"Accept": "application/json, text/event-stream"}
+
+
+@pytest.mark.parametrize("headers", FOREIGN)
+def test_mcp_refuses_a_foreign_page_on_reads_and_with_a_token_too(memory: Memory, headers: dict) -> None:
+    # MCP's specification asks for the Origin check on every request: its GET opens the event stream.
+    app_with_token = create_app(memory, token="s3cret-token-value", max_body=64_000)
+    bearer = {"Authorization": "Bearer s3cret-token-value"}
+    with TestClient(app_with_token, base_url="http://127.0.0.1", raise_server_exceptions=False) as with_token:
+        post = with_token.post("/mcp", json=MCP_INITIALIZE, headers={**MCP_ACCEPT, **bearer, **headers})
+        get = with_token.get("/mcp", headers={**MCP_ACCEPT, **bearer, **headers})
+        api_read = with_token.get("/stats", headers={**bearer, **headers})
+    assert (post.status_code, get.status_code) == (403, 403)
+    assert "cross-origin" in post.json()["error"]
+    assert api_read.status_code == 200  # the API's reads stay as they were
+
+
+@pytest.mark.parametrize("token", [None, "s3cret-token-value"])
+def test_mcp_answers_its_own_origin_and_clients_that_send_none(memory: Memory, token: str | None) -> None:
+    bearer = {"Authorization": f"Bearer {token}"} if token else {}
+    with TestClient(create_app(memory, token=token, max_body=64_000), base_url="http://127.0.0.1",
+                    raise_server_exceptions=False) as served:
+        plain = served.post("/mcp", json=MCP_INITIALIZE, headers={**MCP_ACCEPT, **bearer})
+        own = served.post("/mcp", json=MCP_INITIALIZE,
+                          headers={**MCP_ACCEPT, **bearer, "Origin": "http://127.0.0.1"})
+    assert (plain.status_code, own.status_code) == (200, 200), (plain.text, own.text)

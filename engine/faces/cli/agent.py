@@ -86,7 +86,7 @@ def snapshot(ctx: Any, args: argparse.Namespace) -> int:
         return 0
     sys.stdout.write(snap.text)
     state = ("preview, not stored" if snap.frozen_at is None else
-             f"frozen now" if snap.created else f"frozen at {format_time(snap.frozen_at)}")
+             "frozen now" if snap.created else f"frozen at {format_time(snap.frozen_at)}")
     print(f"memlens: snapshot {snap.session_id or ''} ({state}): {snap.chars:,} characters, "
           f"{len(snap.cited)} facts cited", file=sys.stderr)
     return 0

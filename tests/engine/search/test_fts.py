@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from engine import Memory, Settings
 from engine.search.fts import TermCounts, match_expression, within_budget
+from engine.search.hybrid import match_budget
 
 
 def test_rarest_parts_are_kept_within_the_budget_in_query_order() -> None:
@@ -69,3 +70,30 @@ def test_a_one_word_query_over_the_budget_still_has_a_text_part(memory: Memory) 
                    for k in range(8)] + ["The canteen opens at noon on weekdays."])
     hits = memory.search("replicas", top_k=5)
     assert hits and max(h.bm25 for h in hits) == 1.0 and all(h.bm25 > 0 for h in hits[:3])
+
+
+def test_the_match_budget_follows_the_memorys_size() -> None:
+    limits = replace(Settings().memory, text_match_budget=100, text_match_share=0.15, text_match_ceiling=1000)
+    assert match_budget(limits, 600) == 100  # a small memory keeps the floor
+    assert match_budget(limits, 5000) == 750
+    assert match_budget(limits, 1_000_000) == 1000  # the ceiling bounds what a search reads
+    assert match_budget(replace(limits, text_match_share=0.0), 5000) == 100
+    assert match_budget(replace(limits, text_match_budget=0), 5000) == 0  # 0: no budget, every word
+
+
+def test_a_larger_memory_keeps_more_of_a_questions_words(db_path, clock, embedder) -> None:
+    """The same question over the same few facts: its common word is dropped while the memory is small
+    and kept once the memory holds enough other facts that the word is rare in it."""
+    settings = replace(Settings(), memory=replace(Settings().memory, text_match_budget=2, text_match_share=0.5,
+                                                  text_match_ceiling=100))
+    topic = [f"The Kestrel pipeline ran batch {k} overnight without errors." for k in range(3)]
+    answer = "Ravi keeps the quartz runbook pinned in the on-call channel."
+    question = "kestrel quartz"
+    with Memory(db_path, settings, clock=clock, embedder=embedder) as memory:
+        memory.absorb([*topic, answer])
+        small = {h.fact.text: h.bm25 for h in memory.search(question, top_k=4)}
+        assert small[answer] == 1.0 and all(small.get(t, 0.0) == 0.0 for t in topic)  # 3 > a budget of 2
+        memory.absorb([f"Lunch order {k}: {food} for the {team} team." for k, (food, team) in enumerate(
+            (f, t) for f in ("soup", "noodles", "salad", "tacos") for t in ("design", "sales", "infra"))])
+        large = {h.fact.text: h.bm25 for h in memory.search(question, top_k=4)}
+        assert all(large[t] > 0.0 for t in topic)  # 16 facts: a budget of 8 holds "kestrel" too

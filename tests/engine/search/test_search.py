@@ -288,3 +288,27 @@ def test_search_reports_the_powered_bm25_part(db_path, clock, embedder) -> None:
     assert max(scores[2.0].values()) == 1.0 and any(0 < part < 1 for part in scores[1.0].values())
     for text, part in scores[1.0].items():
         assert scores[2.0][text] == pytest.approx(part ** 2)
+
+
+def test_text_matches_past_the_pool_still_rank_by_their_full_score(db_path, clock, embedder) -> None:
+    """Only the pool's best text matches by BM25 rank are scored exactly; the rest rank by their rough score,
+    so with 25 text matches and a pool of 3 the top 3 are those of scoring every fact."""
+    def settings(pool: int) -> Settings:
+        return replace(Settings(), memory=replace(Settings().memory, candidate_pool=pool, text_match_budget=1000))
+
+    places = ["mill", "bridge", "ferry", "dam", "lock", "quay", "delta", "ford"]
+    filler = [f"The river river {place} report number {k} lists river levels and river river traffic counts."
+              for k, place in enumerate(places * 3)]
+    answer = "We rented a cabin by the river for the kids' camping trip."
+    queries = ["family holiday near the river", "a family camping holiday by the river", "river cabin",
+               "river holiday with the children", "ferry traffic on the river", "river levels at the dam"]
+    with Memory(db_path, settings(2), clock=clock, embedder=embedder) as memory:
+        memory.absorb(filler)
+        memory.absorb([answer])
+        small = {q: memory.search(q, top_k=3) for q in queries}
+    with Memory(db_path, settings(10_000), clock=clock, embedder=embedder) as memory:
+        for query in queries:
+            every = memory.search(query, top_k=3)
+            assert [h.fact.id for h in small[query]] == [h.fact.id for h in every]
+            assert [h.score for h in small[query]] == pytest.approx([h.score for h in every])
+    assert small["river cabin"][0].fact.text == answer
