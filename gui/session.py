@@ -114,7 +114,7 @@ class Session(QObject):
         self._stop_verify()
         gc.unfreeze()  # the last file's long-lived objects become collectable again (see warm_up)
         if old is not None:
-            self.runner.submit(lambda _p: old.close())
+            self.runner.submit(lambda _p, loader=self.loader: (loader.wait(), old.close()))
         self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
         self.failed_facts = {}
@@ -243,7 +243,8 @@ class Session(QObject):
             gc.unfreeze()
             self.poll_timer.stop()
             self.generation += 1
-            self.runner.submit(lambda _p: memory.close())
+            # After the loader's warm-up, if one is under way: it uses the memory from its own thread.
+            self.runner.submit(lambda _p, loader=self.loader: (loader.wait(), memory.close()))
             self.path, self.stats, self.failed_facts = None, {}, {}
             self.closed.emit()
 
