@@ -381,15 +381,9 @@ class Searcher:
         shortlist = index.shortlist_cosines(query_vector, pool, cosines)
         exact = None  # which rows of ``cosines`` are exact (None: all of them)
         if shortlist is not None:
-            cut = float(cosines[shortlist[0]].min()) if len(shortlist[0]) else 0.0  # the lowest estimate taken
             cosines[shortlist[0]] = shortlist[1]
             exact = np.zeros(len(cosines), bool)
             exact[shortlist[0]] = True
-            if len(shortlist[0]) < len(cosines):
-                found = self._active_shortlisted(shortlist[0], cut, cosines, exact, text, query_vector, now, pool,
-                                                 min_confidence)
-                if found is not None:
-                    return found
         # Scores go to a new array and ``cosines`` stays: the ranked rows' cosines are read from it, which
         # costs less than finding them among the shortlist's rows again (a sort of 10,000 rows at 1M).
         # Then in place and in float32: at 1M facts each pass over the rows costs ~0.5 ms.
@@ -413,49 +407,6 @@ class Searcher:
             near = np.concatenate(index.neighbours(ranked))
             rows = np.concatenate([ranked, _outside(_distinct(near[near >= 0]), ranked)])
         return rows, self._exact_cosines(rows, query_vector, cosines, exact), text.at(rows), len(ranked)
-
-    def _active_shortlisted(self, shortlist: np.ndarray, cut: float, cosines: np.ndarray, exact: np.ndarray,
-                            text: TextMatches, query_vector: np.ndarray, now: float, pool: int,
-                            min_confidence: float | None) -> tuple[np.ndarray, np.ndarray, np.ndarray, int] | None:
-        """``_active``'s rough score on the rows that can reach the pool only, instead of on every row (at
-        1M each pass over the rows costs ~0.5 ms, and there are a dozen): the shortlist (the estimates
-        from ``cut`` up, their cosines exact), the text matches, and their batch neighbours.
-
-        Any other row has an estimate of at most ``cut``, no text match, and neighbours that are no
-        better, so its rough score is at most ``cosine_weight · cut · (1 + context_weight)``. When the
-        pool's last rough score here is at least that, the full pass would rank the same pool, and this
-        returns it; otherwise None (the caller makes the full pass). Neighbours of neighbours only lend
-        context to the neighbours, as on the full pass."""
-        index, w = self.index, self.limits
-        rows = _distinct(np.concatenate([shortlist, text.rows]))
-        lenders = rows
-        if w.context_weight > 0:
-            near = np.concatenate(index.neighbours(rows))
-            rows = _distinct(np.concatenate([rows, near[near >= 0]]))
-            near = np.concatenate(index.neighbours(rows))
-            lenders = _distinct(np.concatenate([rows, near[near >= 0]]))
-        # Freshness and the text part as on the full pass (float32, cached freshness), so ties fall alike.
-        fresh, weighted = rough_freshness(index, now, w)
-        base = np.maximum(cosines[lenders], 0.0) * weighted[lenders]
-        at_text = np.searchsorted(lenders, text.rows)
-        base[at_text] += np.float32(w.bm25_weight) * text.scores.astype(np.float32) * fresh[text.rows]
-        at_rows = np.searchsorted(lenders, rows)
-        rough = base[at_rows]
-        if w.context_weight > 0:
-            lent = context_of(index, lenders, base, w.context_length)[at_rows]
-            rough = rough + np.float32(w.context_weight) * lent.astype(np.float32)
-        if min_confidence is not None:
-            meta = index.meta[rows]
-            rough[effective_confidence(meta[:, 1], meta[:, 2], age_days(now, meta[:, 0])) < min_confidence] = -1.0
-        ceiling = w.cosine_weight * max(cut, 0.0) * (1 + max(w.context_weight, 0.0))
-        if len(rough) < pool or np.partition(rough, len(rough) - pool)[len(rough) - pool] < ceiling:
-            return None
-        ranked = _distinct(np.concatenate([rows[index.largest(rough, pool)], text.rows]))
-        found = ranked
-        if w.context_weight > 0:
-            near = np.concatenate(index.neighbours(ranked))
-            found = np.concatenate([ranked, _outside(_distinct(near[near >= 0]), ranked)])
-        return found, self._exact_cosines(found, query_vector, cosines, exact), text.at(found), len(ranked)
 
     def _exact_cosines(self, rows: np.ndarray, query_vector: np.ndarray, cosines: np.ndarray,
                        exact: np.ndarray | None) -> np.ndarray:
