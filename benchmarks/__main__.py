@@ -153,7 +153,8 @@ def _gui_figures(size: int) -> dict[str, Any] | None:
             return None
         figures = json.loads(out.read_text(encoding="utf-8"))
     print(f"GUI at {size:,} facts: first rows {figures['first_rows_s']} s, first results "
-          f"{figures['first_search_s']} s, worst stall while typing {figures['typing_worst_stall_ms']} ms, "
+          f"{figures['first_search_s']} s{' (words only)' if figures.get('first_search_text_only') else ''}, "
+          f"by meaning too {figures.get('first_hybrid_search_s')} s, worst stall while typing {figures['typing_worst_stall_ms']} ms, "
           f"while scrolling {figures['scroll_worst_stall_ms']} ms; "
           f"graph of {figures['graph_nodes']:,} nodes / {figures['graph_edges']:,} edges: frame p50 "
           f"{figures['graph_frame_p50_ms']} ms, p95 {figures['graph_frame_p95_ms']} ms")

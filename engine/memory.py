@@ -134,6 +134,9 @@ class Memory:
         start building the text index (front ends call it right after opening, while a person is
         still reading); ``wait`` also waits for the text index (benchmarks, tests)."""
         self.embed(["warm up"])  # the model first: its load peaks ~50 MB above where it settles
+        # The saved index's file is read without the store's guard (seconds at 1M), so a text-first
+        # search from another thread meanwhile is answered at once.
+        self.index.preload()
         with self.store.guard():
             self.index.ready()
             self.index.text(wait=wait)
@@ -293,10 +296,18 @@ class Memory:
                                   count_access=count_access)
 
     def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-                     query_vector: np.ndarray | None = None, count_access: bool = True) -> tuple[list[Hit], Timing]:
-        """``search`` with where its time went (``Timing``: embed_ms, search_ms engine-only, total_ms)."""
+                     query_vector: np.ndarray | None = None, count_access: bool = True,
+                     text_first: bool = False) -> tuple[list[Hit], Timing]:
+        """``search`` with where its time went (``Timing``: embed_ms, search_ms engine-only, total_ms).
+        ``text_first``: while ``warm_up`` (in another thread) is still loading the model or the vector
+        index, answer from the text alone at once; ``Timing.text_only`` then says so."""
         return self.finder.search_timed(query, top_k=top_k, filters=filters, query_vector=query_vector,
-                                        count_access=count_access)
+                                        count_access=count_access, text_first=text_first)
+
+    @property
+    def vectors_ready(self) -> bool:
+        """Whether the embedding model and the vector index are loaded (a search would not wait for them)."""
+        return self.finder.vectors_ready()
 
     def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
         """Ids of every fact passing ``filters`` (no query; see ``describe``), newest first unless

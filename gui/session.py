@@ -45,6 +45,7 @@ class Session(QObject):
     live_changes = Signal(list, object)
     verified = Signal(object)  # a Verification of the open file, made in the background after opening
     stats_changed = Signal(dict)  # the stats gained what opening left to the background (see _count_vectors)
+    vectors_ready = Signal()  # the model and the vector index of the open file finished loading (see warm_up)
     error = Signal(str)
 
     POLL_MS = 1000
@@ -55,6 +56,9 @@ class Session(QObject):
         self.runner = runner or OpRunner(self)
         self.runner.on_error = self.error.emit
         self.checker = OpRunner(self, lowest=True)  # the file check's own thread (see verify)
+        # The model and the vector index load on a thread of their own (see warm_up), so that searches on
+        # ``runner`` meanwhile are answered from the text alone instead of waiting seconds behind them.
+        self.loader = OpRunner(self)
         # time.monotonic() of a person's last scroll or key press (see _gently); never, so far. Not 0.0:
         # monotonic time counts from the machine's boot, so on a machine up for less than the quiet
         # interval 0.0 read as "just now" and the file check waited for nobody.
@@ -110,7 +114,7 @@ class Session(QObject):
         self._stop_verify()
         gc.unfreeze()  # the last file's long-lived objects become collectable again (see warm_up)
         if old is not None:
-            self.runner.submit(lambda _p: old.close())
+            self.runner.submit(lambda _p, loader=self.loader: (loader.wait(), old.close()))
         self.generation += 1
         self.path, self.stats, self.settings = memory.path, stats, memory.settings
         self.failed_facts = {}
@@ -216,11 +220,21 @@ class Session(QObject):
         Once loaded they live as long as the file is open, so they are frozen out of the garbage
         collector: each of its full passes walked them (100k facts: 150-400 ms, holding the GIL, so
         the UI thread stalled whichever thread ran the pass)."""
-        if self._memory is None or self._warm:
+        memory = self._memory
+        if memory is None or self._warm:
             return
         self._warm = True
-        self.call(lambda m: m.warm_up(), lambda _none: gc.freeze(), label="Loading the model",
-                  on_error=lambda _m: None, priority=BACKGROUND)
+        made_for = self.generation
+
+        def done(_none: None) -> None:
+            gc.freeze()
+            if made_for == self.generation:
+                self.vectors_ready.emit()
+
+        # Not through ``call``: its thread stays free for searches, which the engine answers from the
+        # text alone until this is done (``search_timed(text_first=True)``).
+        self.loader.submit(lambda _p: memory.warm_up(), done, on_error=lambda _m: None,
+                           label="Loading the model and the vector index")
 
     def close(self) -> None:
         memory, self._memory = self._memory, None
@@ -229,7 +243,8 @@ class Session(QObject):
             gc.unfreeze()
             self.poll_timer.stop()
             self.generation += 1
-            self.runner.submit(lambda _p: memory.close())
+            # After the loader's warm-up, if one is under way: it uses the memory from its own thread.
+            self.runner.submit(lambda _p, loader=self.loader: (loader.wait(), memory.close()))
             self.path, self.stats, self.failed_facts = None, {}, {}
             self.closed.emit()
 
@@ -323,9 +338,11 @@ class Session(QObject):
         self.poll_timer.stop()
         self.runner.cancel_all()
         self.checker.cancel_all()
+        self.loader.cancel_all()
         self.close()
         self.runner.wait()
         self.checker.wait()
+        self.loader.wait()
 
 
 def memory_changes(entries: list[JournalEntry], record: ChangeRecord) -> ChangeRecord:

@@ -54,11 +54,7 @@ def read(path: Path, expected: dict[str, Any], trust: Callable[[dict[str, Any]],
     try:
         with _open_regular(path) as handle:
             header = _header(handle)
-            for key, value in expected.items():
-                if header.get(key) != value:
-                    raise Unusable(f"made for another {key}")
-            if reason := trust(header):
-                raise Unusable(reason)
+            vet(header, expected, trust)
             entries = header["arrays"]
             scalars = header["index"]
             rows, dim = scalars.get("rows"), scalars.get("dim")
@@ -91,6 +87,16 @@ def read(path: Path, expected: dict[str, Any], trust: Callable[[dict[str, Any]],
         raise Unusable("none yet") from None
     except Exception as err:  # noqa: BLE001 - whatever a damaged or hostile file does, the open rebuilds instead
         raise Unusable(f"unreadable ({type(err).__name__})") from None
+
+
+def vet(header: dict[str, Any], expected: dict[str, Any], trust: Callable[[dict[str, Any]], str | None]) -> None:
+    """Raise ``Unusable`` unless the header's ``expected`` keys hold those values and ``trust(header)``
+    finds nothing wrong (it returns why not)."""
+    for key, value in expected.items():
+        if header.get(key) != value:
+            raise Unusable(f"made for another {key}")
+    if reason := trust(header):
+        raise Unusable(reason)
 
 
 def _open_regular(path: Path) -> Any:

@@ -70,6 +70,9 @@ class IndexSync:
         self.text_index: TextIndex | None = None
         self._build: _TextBuild | None = None
         self._text_added: list[int] = []  # facts written since the text index last looked
+        # The saved index read by ``preload`` (without the guard), for ``ready`` to vet and adopt.
+        self._preloaded: tuple[VectorIndex, dict] | None = None
+        self._preloading = threading.Lock()
 
     @property
     def loaded(self) -> bool:
@@ -77,8 +80,21 @@ class IndexSync:
 
     def drop(self) -> None:
         """Forget the loaded indexes; the next search loads them again from the file."""
-        self.index = None
+        self.index = self._preloaded = None
         self.text_index = self._build = None
+
+    def preload(self) -> None:
+        """Read the saved index from its file, WITHOUT the store guarded (the read touches no SQLite: at
+        1M it takes seconds, and searches from other threads should not wait for it); ``ready`` vets
+        it against the file before using it, as it vets a cache it reads itself."""
+        if self.index is not None or self._cache_rows() <= 0:
+            return
+        with self._preloading:
+            if self._preloaded is None:
+                try:
+                    self._preloaded = index_file.read(index_file.cache_path(self._store.path), {}, lambda _h: None)
+                except index_file.Unusable:
+                    pass  # ``ready`` reads it again and notes why it is not used
 
     def ready(self) -> VectorIndex:
         """Call with the store guarded: the index, loaded once and then kept in step."""
@@ -242,8 +258,14 @@ class IndexSync:
         if self._cache_rows() <= 0:
             return False
         expected, trust = self._cache_terms(dim)
+        with self._preloading:  # a preload under way is waited for, not read twice
+            preloaded, self._preloaded = self._preloaded, None
         try:
-            self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
+            if preloaded is not None:
+                index_file.vet(preloaded[1], expected, trust)
+                self.index, header = preloaded
+            else:
+                self.index, header = index_file.read(index_file.cache_path(self._store.path), expected, trust)
         except index_file.Unusable as why:
             self.cache_note = str(why)
             return False

@@ -13,6 +13,7 @@ from engine.models.llm import LLMClient
 from engine.search import browse, rerank
 from engine.search.hybrid import Hit, Searcher, SearchFilters
 from engine.search.index_sync import IndexSync
+from engine.search.text_first import text_only_hits
 from engine.store.context import Context
 from engine.store.records import load_facts
 
@@ -30,15 +31,25 @@ class SearchService:
                                  count_access=count_access)[0]
 
     def search_timed(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
-                     query_vector: np.ndarray | None = None, count_access: bool = True) -> tuple[list[Hit], Timing]:
+                     query_vector: np.ndarray | None = None, count_access: bool = True,
+                     text_first: bool = False) -> tuple[list[Hit], Timing]:
         """The hits and where the time went: embedding the query, the engine's own search, the whole call.
-        ``count_access=False`` for a person browsing (gc's "never read" is about agents using a fact)."""
+        ``count_access=False`` for a person browsing (gc's "never read" is about agents using a fact).
+        ``text_first``: while the embedding model or the vector index is not loaded yet (``warm_up`` is
+        loading them in another thread), answer from the text alone at once (``text_first.py``;
+        ``Timing.text_only`` says so) instead of waiting for them."""
         started = time.perf_counter()
         check_query(query, top_k)
         if not query.strip():
             return [], Timing(0.0, 0.0, _ms_since(started))
         ctx, filters = self._ctx, filters or SearchFilters()
         limits, llm = ctx.settings.memory, self._llm()
+        if text_first and query_vector is None and not self.vectors_ready():
+            with ctx.store.guard(reads_first=False):
+                hits = text_only_hits(ctx.store.db, limits, query, top_k, filters, ctx.clock())
+                if count_access:
+                    ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
+            return hits, Timing(0.0, _ms_since(started), _ms_since(started), text_only=True)
         with ctx.store.guard(reads_first=False):  # a search's own reads are written in batches
             # The model before the index, so the model's load-time peak comes before the index's memory.
             vector = ctx.embed([query])[0] if query_vector is None else np.asarray(query_vector, np.float32)
@@ -55,6 +66,10 @@ class SearchService:
                 ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
         return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started))
+
+    def vectors_ready(self) -> bool:
+        """Whether a hybrid search would start at once: the embedding model and the vector index are loaded."""
+        return self._ctx.model_loaded and self._index.loaded
 
     def browse(self, filters: SearchFilters | None = None, order_by: str = "id", descending: bool = True) -> list[int]:
         browse.check_order(order_by)
@@ -75,10 +90,12 @@ class Timing:
     embed_ms: float
     search_ms: float
     total_ms: float
+    text_only: bool = False  # answered by the text alone: the vectors were still loading (``text_first``)
 
-    def to_dict(self) -> dict[str, float]:
-        return {"embed_ms": round(self.embed_ms, 3), "search_ms": round(self.search_ms, 3),
-                "total_ms": round(self.total_ms, 3)}
+    def to_dict(self) -> dict[str, float | bool]:
+        found: dict[str, float | bool] = {"embed_ms": round(self.embed_ms, 3), "search_ms": round(self.search_ms, 3),
+                                          "total_ms": round(self.total_ms, 3)}
+        return {**found, "text_only": True} if self.text_only else found
 
 
 def _ms_since(started: float) -> float:

@@ -66,6 +66,12 @@ class Context:
         return self._embedder
 
     @property
+    def model_loaded(self) -> bool:
+        """Whether embedding would start at once: the model is loaded (an embedder may say it is not
+        ``ready`` yet, as one loading in another thread does)."""
+        return self._embedder is not None and bool(getattr(self._embedder, "ready", True))
+
+    @property
     def model_id(self) -> str:
         return self._embedder.model_id if self._embedder is not None else self.settings.embedding.model
 

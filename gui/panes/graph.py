@@ -121,11 +121,28 @@ class GraphPane(QWidget):
         layout.addLayout(query)
         layout.addWidget(self.splitter, 1)
         layout.addWidget(self.status)
-        session.opened.connect(lambda _s: (self.forget_file(), self.reload(first=True)))
-        session.store_changed.connect(lambda _c: self.reload())
+        self._unloaded: bool | None = None  # a load waiting for the pane to be shown (True: a new file's)
+        session.opened.connect(lambda _s: (self.forget_file(), self._reload_when_shown(first=True)))
+        session.store_changed.connect(lambda _c: self._reload_when_shown())
         session.closed.connect(lambda: (self.forget_file(), self._loaded(([], []))))
 
     # -- loading and layout -----------------------------------------------------------------------
+    def _reload_when_shown(self, first: bool = False) -> None:
+        """Load now if the pane is on screen, else when it is next shown: at 1M facts the graph's load
+        held the engine's one worker for 8-47 s right after opening, and the first search waited behind
+        it (issue 29)."""
+        if self.isVisible():
+            self._unloaded = None
+            self.reload(first)
+        else:
+            self._unloaded = first or bool(self._unloaded)
+
+    def showEvent(self, event) -> None:  # noqa: N802 - Qt's name
+        super().showEvent(event)
+        if self._unloaded is not None:
+            first, self._unloaded = self._unloaded, None
+            self.reload(first)
+
     def reload(self, first: bool = False) -> None:
         if first and self.session.path is not None:
             self.positions, self.pinned = graph_layout.load(self.session.path)

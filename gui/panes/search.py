@@ -28,6 +28,7 @@ from gui.widgets.readable_columns import ReadableColumns
 
 DEBOUNCE_MS = 250
 TOP_K = 200
+TEXT_ONLY_NOTE = "  ·  matched by words only: the meaning index is still loading, these results will update"
 
 
 class SearchPane(QWidget):
@@ -94,6 +95,8 @@ class SearchPane(QWidget):
         session.opened.connect(self._file_opened)
         session.store_changed.connect(self._store_changed)
         session.closed.connect(lambda: self.model.set_hits([]))
+        session.vectors_ready.connect(self._vectors_ready)
+        self.text_only = False  # the results shown came from the text alone (the vectors were loading)
 
     def _file_opened(self, _stats: dict) -> None:
         """Another file: its listing starts newest first, whatever order the last file was sorted in."""
@@ -162,7 +165,9 @@ class SearchPane(QWidget):
         self.status.setText("Searching…" if query else "Listing…")
         if query:
             # A person searching is not an agent using the facts: gc's access counters stay as they are.
-            self.session.call(lambda m: m.search_timed(query, top_k=TOP_K, filters=filters, count_access=False),
+            # Text first: while the model and the vectors load (seconds on a large file) the words answer.
+            self.session.call(lambda m: m.search_timed(query, top_k=TOP_K, filters=filters, count_access=False,
+                                                       text_first=True),
                               lambda found: self._show_hits(*found), lane="search", label="Searching",
                               priority=INTERACTIVE, on_error=self._show_error)
         else:
@@ -176,10 +181,18 @@ class SearchPane(QWidget):
 
     def _show_hits(self, hits: list[Hit], timing: Timing | None = None) -> None:
         self.model.set_hits(hits)
+        self.text_only = timing is not None and timing.text_only
         self.status.setText((f"{len(hits)} result{'s' * (len(hits) != 1)}" +
                              (f" (top {TOP_K})" if len(hits) == TOP_K else "") if hits else
-                             "No facts match. Try fewer words, or include more statuses.") + _timing_text(timing))
+                             "No facts match. Try fewer words, or include more statuses.") +
+                            (TEXT_ONLY_NOTE if self.text_only else _timing_text(timing)))
         self._after_results()
+
+    def _vectors_ready(self) -> None:
+        """Results found by the words alone are asked again, now by meaning too."""
+        if self.text_only and self.query.text().strip():
+            self._keep = (self._selected_id(), self.table.verticalScrollBar().value())
+            self.run_search()
 
     def _show_listing(self, found: listing.Listing) -> None:
         count = len(found.ids)

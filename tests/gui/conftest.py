@@ -62,7 +62,7 @@ def open_file(qtbot, window: MainWindow, path: Path, **kwargs) -> None:
 
 
 def settle(qtbot, window: MainWindow) -> None:
-    """Wait until no engine job is queued or running."""
-    qtbot.waitUntil(lambda: not window.session.runner.busy and not window.search._debounce.isActive(),
-                    timeout=WAIT_MS)
+    """Wait until no engine job is queued or running (the model and vectors loading included)."""
+    qtbot.waitUntil(lambda: not window.session.runner.busy and not window.session.loader.busy
+                    and not window.search._debounce.isActive(), timeout=WAIT_MS)
 
