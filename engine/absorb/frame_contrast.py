@@ -50,6 +50,40 @@ def _other_roles(lost: list[Span], gained: list[Span]) -> bool:
     return (a <= _PLACE_ROLE and b <= _PARTY_ROLE) or (a <= _PARTY_ROLE and b <= _PLACE_ROLE)
 
 
+# Light cues to what a name is: "Corvid Systems", "Arden GmbH" an organisation; "Dr Amsel" a person.
+_ORGANISATION_ENDS = frozenset("""inc inc. ltd ltd. llc gmbh ag sa bv plc corp corp. co labs lab systems group
+    technologies bank health studio studios logistics analytics robotics motors partners holdings""".split())
+_PERSON_TITLES = frozenset("dr ms mr mrs prof".split())
+# A bare place name goes "to" / "in" / "from" it: "moved to Rotterdam", "lives in Ghent".
+_PLACE_OPENERS = frozenset({"to", "in", "into", "from"})
+
+
+def _name_type(span: Span) -> str | None:
+    """"organisation", "person" or "place" for a name with a cue, else None (no guess)."""
+    if span.kind != "name":
+        return None
+    words = span.text.lower().split()
+    if words and words[-1] in _ORGANISATION_ENDS:
+        return "organisation"
+    if words and words[0] in _PERSON_TITLES:
+        return "person"
+    if span.opener in _PLACE_OPENERS and len(words) == 1 and span.text[:1].isupper():
+        return "place"
+    return None
+
+
+def _other_types(lost: list[Span], gained: list[Span]) -> bool:
+    """"works at Quill Systems" / "moved to Ghent": an organisation and a place (or a person) are values
+    of two attributes. A name without a cue says nothing; an organisation "moved to" is still one."""
+    a = {_name_type(sp) for sp in lost}
+    b = {_name_type(sp) for sp in gained}
+    if None in a or None in b:
+        return False
+    if "organisation" in a and "organisation" in b or "person" in a and "person" in b:
+        return False  # "moved to Corvid Systems" is an organisation whatever its preposition
+    return a.isdisjoint(b)
+
+
 def _survives(span: Span, other: Frame) -> bool:
     return span.key <= _kept(other)
 
@@ -153,6 +187,8 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
         # preposition says what the value is (a place, an employer, an agent): another attribute
         return FrameContrast(None, newer, "values in other roles")
+    if lost and gained and _other_types(lost, gained):
+        return FrameContrast(None, newer, "names of other types (an organisation, a person, a place)")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes

@@ -54,6 +54,11 @@ _CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": 
 _VALUE_FIRST = re.compile(r"^(?P<value>[^,;:]+?) (?:is|are|was|were) (?P<how>when|where) (?P<rest>.+?)(?P<end>[.!?]*)$",
                           re.IGNORECASE)
 _PRONOUNS = frozenset("i we you they he she it".split())
+# "Dr. Amsel", "Ms. Lindqvist": a title's full stop does not end the sentence; the title and the name are one span.
+_TITLE_DOT = re.compile(r"\b(Dr|Ms|Mr|Mrs|Prof|St)\.(?= [A-Z])")
+# Opening a sentence capitalised, these are what anyone may be, never a name ("Everyone uses Slack").
+_NOBODY_IN_PARTICULAR = frozenset("""everyone everybody someone somebody nobody anyone anybody everything something
+    nothing anything people children men women""".split())
 _PREPOSITIONS = frozenset("to by in on at for from as into onto with of over under about".split())
 # Words that never carry a fact's value on their own: "usually", "mostly", "currently", "most".
 _FILLER = frozenset("""usually mostly mainly currently always normally typically generally right just also still
@@ -262,6 +267,7 @@ def frame(text: str) -> Frame:
     if first:  # read "Tuesdays is when the sync happens" as "the sync happens on Tuesdays"
         rest = first["rest"]
         text = f"{rest[:1].upper()}{rest[1:]} {'on' if first['how'].lower() == 'when' else 'at'} {first['value']}."
+    text = _TITLE_DOT.sub(r"\1", text)
     for match in _TOKEN.finditer(text):
         tok = match.group()
         low = tok.lower()
@@ -390,6 +396,12 @@ def frame(text: str) -> Frame:
             spans.append(Span((_verb_lemma(word),), False, True, text=raw[k]))
             after_copula = False
             continue
+        if verb_at is None and current and state["adverbial"] and words[0] in _PREPOSITIONS \
+                and raw[k][:1].isupper() and raw[k - 1][:1].islower() and all(sp.adverbial for sp in spans):
+            # "For editing Priya uses Zed": a fronted phrase without its comma ends where a name begins
+            close()
+            state.update(adverbial=False, opener="", since=False)
+            fronted = len(spans)
         current.append(_lemma(word))
         written.append(raw[k])
         if _is_anchor(raw[k], word, k == 0):
@@ -397,6 +409,9 @@ def frame(text: str) -> Frame:
             state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
+    if verb_at == 1 and len(spans) > 1 and spans[1].verb and _bare_name(spans[0], raw[0], words[0]):
+        # "Render hosts the blog": a bare singular word before the verb, capitalised, names one thing
+        spans[0] = replace(spans[0], anchored=True, kind="name", anchors=frozenset(spans[0].lemmas))
     after_mark = words[key_word + 1] if key_word is not None and key_word + 1 < len(words) else ""
     if key_at is not None and key_at < len(spans) and any(sp.verb for sp in spans[key_at:]) \
             and (after_mark in _PRONOUNS or not spans[key_at].verb):
@@ -440,6 +455,15 @@ def frame(text: str) -> Frame:
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
                  replaced, verb_at)
+
+
+def _bare_name(span: Span, written: str, lower: str) -> bool:
+    """A sentence's first word, alone before the verb without an article, capitalised and singular:
+    English puts no bare singular common noun there, so it is a name ("Render", "Render hosts ...")."""
+    return len(span.lemmas) == 1 and not span.anchored and not span.adverbial and span.text == written \
+        and written[:1].isupper() and lower not in FUNCTION_WORDS and lower not in _PRONOUNS \
+        and lower not in _NOBODY_IN_PARTICULAR and lower not in _FRONTING and lower not in _FILLER \
+        and span.lemmas[0] == lower
 
 
 def _fronting(first: str) -> bool:

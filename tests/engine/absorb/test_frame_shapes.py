@@ -173,3 +173,37 @@ def test_a_participle_naming_what_follows_is_the_verb() -> None:
     spans = frame("Our boat is called Wren.").spans
     assert [(sp.text, sp.verb) for sp in spans] == [("boat", False), ("called", True), ("Wren", False)]
     assert compare("Our boat is called Wren.", "Our boat is called Heron now.").verdict == "changed"
+
+
+def test_a_fronted_phrase_without_its_comma_ends_where_a_name_begins() -> None:
+    read = frame("For sketching Ingrid uses Procreate.")
+    assert read.subject is not None and "ingrid" in read.subject.lemmas
+    got = compare("For sketching Ingrid uses Procreate.", "Ingrid now uses Krita for sketching.")
+    assert got.verdict == "changed" and got.newer
+    assert compare("For sketching Ingrid uses Procreate.", "For sketching Bram uses Krita.").verdict == "distinct"
+
+
+def test_a_capitalised_bare_word_before_the_verb_is_a_name() -> None:
+    read = frame("Caddy serves the wiki.")
+    assert read.subject is not None and read.subject.text == "wiki"
+    assert compare("Caddy serves the wiki.", "Traefik serves the wiki now.").verdict == "changed"
+    assert compare("Caddy serves the wiki.", "The wiki is served by Caddy.").verdict == "same"
+    # Not a pronoun-like word or a plural: "Everyone uses Slack", "Dogs chase cats" name nobody in particular.
+    assert not frame("Everyone uses Slack.").subject.anchored
+    plural = frame("Engineers use Slack.").subject
+    assert plural is None or not plural.anchored
+
+
+def test_a_title_and_its_name_are_one_span() -> None:
+    read = frame("My optician is Dr. Varga.")
+    assert [sp.text for sp in read.spans] == ["optician", "Dr Varga"]
+    got = compare("My optician is Dr. Varga.", "My optician is Ms. Oduya now.")
+    assert got.verdict == "changed" and "Dr Varga" in got.why
+
+
+def test_an_organisation_and_a_place_are_values_of_two_attributes() -> None:
+    assert compare("Greta works at Fennick Labs.", "Greta moved to Tallinn.").verdict is None
+    assert compare("Greta works at Fennick Labs.", "Greta relocated to Bergen GmbH.").verdict == "changed"
+    assert compare("Greta works at Fennick Labs.", "Greta now works at Solvik Systems.").verdict == "changed"
+    # A person is not an organisation: "Dr. Varga" / "Fennick Labs" are two attributes.
+    assert compare("Greta's doctor is Dr. Varga.", "Greta's doctor is Fennick Labs.").verdict is None
