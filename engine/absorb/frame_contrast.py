@@ -114,6 +114,8 @@ def _shared_subject(a: Frame, b: Frame) -> Span | None:
     it as "the <attribute> of <thing>" ("Disk size of the backup volume" / "Capacity of the backup
     volume"), the thing."""
     assert a.subject is not None and b.subject is not None
+    if _owner_only_in_one(a, b) or _owner_only_in_one(b, a):
+        return None
     if _survives(a.subject, b):
         return a.subject
     if _survives(b.subject, a):
@@ -122,6 +124,13 @@ def _shared_subject(a: Frame, b: Frame) -> Span | None:
         if sp is not None and _survives(sp, a) and _survives(sp, b):
             return sp
     return None
+
+
+def _owner_only_in_one(a: Frame, b: Frame) -> bool:
+    """"My sister's cat" / "my cat": a's subject owns what follows it and is not in b, so b's thing,
+    however alike, is someone else's."""
+    assert a.subject is not None
+    return a.possessor and not _survives(a.subject, b)
 
 
 def _attributes(read: Frame, subject: Span) -> frozenset[str]:

@@ -126,6 +126,7 @@ class Frame:
     compound: bool = False       # clauses joined ("..., said X", "because ...", "which ..."): more than one fact
     replaced: Span | None = None  # "switched from A to B": A, the value said to be gone
     verb_at: int | None = None    # how many spans stand before the verb (or a note's "key:" mark)
+    possessor: bool = False       # the subject owns what follows it: "my sister" in "my sister's cat"
 
     @cached_property
     def kept(self) -> frozenset[str]:
@@ -294,6 +295,7 @@ def frame(text: str) -> Frame:
     after_copula = False
     copular = False  # the first verb is "is" / "are": "X is Y" may name its thing on either side
     scene = False
+    owners: list[Span] = []  # spans followed by "'s": "Lena" in "Lena's employer"
 
     def close() -> None:
         nonlocal current
@@ -346,6 +348,8 @@ def frame(text: str) -> Frame:
             if current:
                 state["definite"] = True  # "Lena's employer": Lena is one person
             close()
+            if spans and not spans[-1].verb:
+                owners.append(spans[-1])
             state["definite"] = True
             continue
         if not word[:1].isalnum() and (word[:1] not in "$€£#!" or len(word) == 1):
@@ -425,6 +429,9 @@ def frame(text: str) -> Frame:
         # The whole key names the thing the note is about; what follows is its value ("state: approved").
         spans[:key_at] = [_joined(spans[:key_at])]
         spans[1:] = [replace(sp, verb=False, lemmas=(_lemma(sp.text.lower()),)) if sp.verb else sp for sp in spans[1:]]
+        if len(spans) > 2 and not any(sp.temporal for sp in spans[1:]):
+            # "PR 7 state: blocked by CI": all after the mark is the one value ("blocked by CI" / "approved")
+            spans[1:] = [_value_of_note(spans[1:])]
         verb_at = key_at = 1
         copular = True
     context: list[Span] = []
@@ -454,7 +461,7 @@ def frame(text: str) -> Frame:
         or labelled
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
-                 replaced, verb_at)
+                 replaced, verb_at, any(sp is subject for sp in owners))
 
 
 def _bare_name(span: Span, written: str, lower: str) -> bool:
@@ -497,6 +504,13 @@ def _joined(parts: list[Span]) -> Span:
     return Span(tuple(lemma for sp in parts for lemma in sp.lemmas), any(sp.anchored for sp in parts), False,
                 True, False, False, _span_kind(kinds), " / ".join(sp.text for sp in parts), "",
                 frozenset().union(*(sp.anchors for sp in parts)), any(sp.own for sp in parts))
+
+
+def _value_of_note(parts: list[Span]) -> Span:
+    return Span(tuple(lemma for sp in parts for lemma in sp.lemmas), any(sp.anchored for sp in parts), False,
+                any(sp.definite for sp in parts), False, False, _span_kind({sp.kind for sp in parts}),
+                " ".join(sp.text for sp in parts), parts[0].opener, frozenset().union(*(sp.anchors for sp in parts)),
+                any(sp.own for sp in parts))
 
 
 def _inverted(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
@@ -546,7 +560,10 @@ def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
     person's name, a verb, then one named thing: the fact is about the thing (who leads it, who owns
     it), so a new name there is its new value. Not "Lena works at Brightline Labs" (a place she works
     at) nor "Lena drives a blue Volvo" (an indefinite thing: a value)."""
-    if not (opening.anchored and opening.kind in ("name", "word") and len(opening.lemmas) == 1
+    # one word, or a name of several capitalised ones ("GitHub Pages hosts the status dashboard")
+    one_name = len(opening.lemmas) == 1 or opening.kind == "name" and all(
+        w[:1].isupper() for w in opening.text.split())
+    if not (opening.anchored and opening.kind in ("name", "word") and one_name
             and not opening.definite) or verb_at >= len(spans) \
             or not spans[verb_at].verb or verb_at + 1 >= len(spans):
         return None

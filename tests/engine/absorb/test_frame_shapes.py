@@ -134,7 +134,8 @@ def test_merge_request_numbers_are_identifiers_and_a_comma_ends_a_phrase() -> No
 def test_a_named_label_before_someones_words_is_a_headline_not_a_fact_of_one_subject() -> None:
     read = frame("Lisbon council: we will close the old bridge.")
     assert read.compound and not read.definite
-    assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked", "ice"]
+    # all after a note's mark is its one value (test_the_value_of_a_note_is_everything_after_its_mark)
+    assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked ice"]
 
 
 def test_clock_times_with_am_and_pm_are_one_time_value() -> None:
@@ -207,3 +208,22 @@ def test_an_organisation_and_a_place_are_values_of_two_attributes() -> None:
     assert compare("Greta works at Fennick Labs.", "Greta now works at Solvik Systems.").verdict == "changed"
     # A person is not an organisation: "Dr. Varga" / "Fennick Labs" are two attributes.
     assert compare("Greta's doctor is Dr. Varga.", "Greta's doctor is Fennick Labs.").verdict is None
+
+
+def test_the_value_of_a_note_is_everything_after_its_mark() -> None:
+    read = frame("Task OPS-3 state: blocked by QA.")
+    assert [sp.text for sp in read.spans] == ["Task OPS-3 state", "blocked QA"]
+    assert compare("Task OPS-3 state: blocked by QA.", "Task OPS-3 state: done.").verdict == "changed"
+    assert compare("Task OPS-3 state: blocked by QA.", "The state of task OPS-3 is blocked by QA.").verdict == "same"
+
+
+def test_a_name_of_several_capitalised_words_holds_the_thing_after_its_verb() -> None:
+    assert frame("Gitea Cloud hosts the wiki.").subject.text == "wiki"
+    assert compare("The wiki is hosted by Gitea Cloud.", "Gitea Cloud hosts the tracker.").verdict == "distinct"
+    assert compare("Gitea Cloud hosts the wiki.", "Forgejo Hub hosts the wiki now.").verdict == "changed"
+
+
+def test_someone_elses_thing_is_another_subject() -> None:
+    assert frame("My brother's dog is called Rex.").possessor
+    assert compare("My brother's dog is called Rex.", "My dog is called Bolt.").verdict == "distinct"
+    assert compare("Ilse's bike is red.", "Ilse's bike is blue now.").verdict == "changed"
