@@ -84,6 +84,27 @@ def _other_types(lost: list[Span], gained: list[Span]) -> bool:
     return a.isdisjoint(b)
 
 
+def _same_build(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
+    """"Helvetia Direct is my bank" / "Lumo is my bank": one value swapped, every other span the same
+    and in the same order; the attribute is said alike even without a verb of its own."""
+    if len(lost) != 1 or len(gained) != 1 or a.verb_at != b.verb_at:
+        return False
+    return [sp.key for sp in a.spans if sp is not lost[0]] == [sp.key for sp in b.spans if sp is not gained[0]] \
+        and [sp.opener for sp in a.spans] == [sp.opener for sp in b.spans]
+
+
+def _same_type(lost: list[Span], gained: list[Span]) -> bool:
+    """"employed by Tidewater Health" / "works for Northwind Robotics": two organisations (or two people
+    by title) in one place of the sentence, the value's type says the attribute where the verbs differ."""
+    if len(lost) != 1 or len(gained) != 1:
+        return False
+    kind = _name_type(lost[0])
+    if kind in ("organisation", "person") and kind == _name_type(gained[0]):
+        return True
+    # "Our parrot is called Otto" / "Our parrot goes by Miso": one name for one name, nothing else new
+    return lost[0].kind == gained[0].kind == "name" and kind is None and _name_type(gained[0]) is None
+
+
 def _survives(span: Span, other: Frame) -> bool:
     return span.key <= _kept(other)
 
@@ -206,7 +227,8 @@ def compare(stored: str, incoming: str) -> FrameContrast:
             # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
             # another statement about the subject, not one value replaced
             return FrameContrast(None, newer, "several parts differ")
-        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'", shared_predicate)
+        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
+                             shared_predicate or _same_build(a, b, lost, gained) or _same_type(lost, gained))
     if new_names:
         return FrameContrast(None, newer, "a name, number or date only one has")
     if not gained and not lost:

@@ -227,3 +227,13 @@ def test_someone_elses_thing_is_another_subject() -> None:
     assert frame("My brother's dog is called Rex.").possessor
     assert compare("My brother's dog is called Rex.", "My dog is called Bolt.").verdict == "distinct"
     assert compare("Ilse's bike is red.", "Ilse's bike is blue now.").verdict == "changed"
+
+
+def test_a_value_swapped_in_an_unchanged_build_counts_as_said_alike() -> None:
+    # No verb of their own, yet every other span is the same: the attribute is said alike.
+    assert compare("Kestrel Mutual is my insurer.", "Pavo is my insurer.").shared_predicate
+    # Two organisations or one name for another: the value's type says the attribute where verbs differ.
+    assert compare("Ada is employed by Norrland Systems.", "Ada works for Tarn Labs.").shared_predicate
+    assert compare("Our goat is called Fig.", "Our goat goes by Clover.").shared_predicate
+    # Not when the values are of other types or more than one thing changed.
+    assert not compare("Ada works at Norrland Systems.", "Ada now uses Kate as her editor.").shared_predicate
