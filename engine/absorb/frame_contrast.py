@@ -58,7 +58,11 @@ _PERSON_TITLES = frozenset("dr ms mr mrs prof".split())
 _PLACE_OPENERS = frozenset({"to", "in", "into", "from"})
 
 
-def _name_type(span: Span) -> str | None:
+# "moved to Rotterdam", "relocated to Ghent": after these a bare name is a place ("assigned to Fatima" is not).
+_MOTION_VERBS = frozenset("move relocate go travel emigrate return commute fly drive".split())
+
+
+def _name_type(span: Span, read: Frame | None = None) -> str | None:
     """"organisation", "person" or "place" for a name with a cue, else None (no guess)."""
     if span.kind != "name":
         return None
@@ -67,42 +71,51 @@ def _name_type(span: Span) -> str | None:
         return "organisation"
     if words and words[0] in _PERSON_TITLES:
         return "person"
-    if span.opener in _PLACE_OPENERS and len(words) == 1 and span.text[:1].isupper():
+    if span.opener in _PLACE_OPENERS and len(words) == 1 and span.text[:1].isupper() and read is not None \
+            and (span.opener != "to" or _after_motion(span, read)):
         return "place"
     return None
 
 
-def _other_types(lost: list[Span], gained: list[Span]) -> bool:
+def _after_motion(span: Span, read: Frame) -> bool:
+    at = next((k for k, sp in enumerate(read.spans) if sp is span), 0)
+    verbs = [sp for sp in read.spans[:at] if sp.verb]
+    return bool(verbs) and verbs[-1].lemmas[0] in _MOTION_VERBS
+
+
+def _other_types(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
     """"works at Quill Systems" / "moved to Ghent": an organisation and a place (or a person) are values
     of two attributes. A name without a cue says nothing; an organisation "moved to" is still one."""
-    a = {_name_type(sp) for sp in lost}
-    b = {_name_type(sp) for sp in gained}
-    if None in a or None in b:
+    kinds_a = {_name_type(sp, a) for sp in lost}
+    kinds_b = {_name_type(sp, b) for sp in gained}
+    if None in kinds_a or None in kinds_b:
         return False
-    if "organisation" in a and "organisation" in b or "person" in a and "person" in b:
+    if "organisation" in kinds_a and "organisation" in kinds_b or "person" in kinds_a and "person" in kinds_b:
         return False  # "moved to Corvid Systems" is an organisation whatever its preposition
-    return a.isdisjoint(b)
+    return kinds_a.isdisjoint(kinds_b)
 
 
 def _same_build(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
     """"Helvetia Direct is my bank" / "Lumo is my bank": one value swapped, every other span the same
     and in the same order; the attribute is said alike even without a verb of its own."""
-    if len(lost) != 1 or len(gained) != 1 or a.verb_at != b.verb_at:
-        return False
+    if len(lost) != 1 or len(gained) != 1 or a.verb_at != b.verb_at or lost[0].key & gained[0].key:
+        return False  # "$200 million" / "200 million USD": the same amount in other words
     return [sp.key for sp in a.spans if sp is not lost[0]] == [sp.key for sp in b.spans if sp is not gained[0]] \
         and [sp.opener for sp in a.spans] == [sp.opener for sp in b.spans]
 
 
-def _same_type(lost: list[Span], gained: list[Span]) -> bool:
+def _same_type(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
     """"employed by Tidewater Health" / "works for Northwind Robotics": two organisations (or two people
     by title) in one place of the sentence, the value's type says the attribute where the verbs differ."""
     if len(lost) != 1 or len(gained) != 1:
         return False
-    kind = _name_type(lost[0])
-    if kind in ("organisation", "person") and kind == _name_type(gained[0]):
+    kind, other = _name_type(lost[0], a), _name_type(gained[0], b)
+    if kind in ("organisation", "person") and kind == other:
         return True
     # "Our parrot is called Otto" / "Our parrot goes by Miso": one name for one name, nothing else new
-    return lost[0].kind == gained[0].kind == "name" and kind is None and _name_type(gained[0]) is None
+    return lost[0].kind == gained[0].kind == "name" and kind is None and other is None \
+        and all(w[:1].isupper() for sp in (lost[0], gained[0]) for w in sp.text.split()) \
+        and not lost[0].key & gained[0].key
 
 
 def _survives(span: Span, other: Frame) -> bool:
@@ -217,7 +230,7 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
         # preposition says what the value is (a place, an employer, an agent): another attribute
         return FrameContrast(None, newer, "values in other roles")
-    if lost and gained and _other_types(lost, gained):
+    if lost and gained and _other_types(a, b, lost, gained):
         return FrameContrast(None, newer, "names of other types (an organisation, a person, a place)")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
@@ -228,7 +241,7 @@ def compare(stored: str, incoming: str) -> FrameContrast:
             # another statement about the subject, not one value replaced
             return FrameContrast(None, newer, "several parts differ")
         return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
-                             shared_predicate or _same_build(a, b, lost, gained) or _same_type(lost, gained))
+                             shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
         return FrameContrast(None, newer, "a name, number or date only one has")
     if not gained and not lost:

@@ -413,7 +413,8 @@ def frame(text: str) -> Frame:
             state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
-    if verb_at == 1 and len(spans) > 1 and spans[1].verb and _bare_name(spans[0], raw[0], words[0]):
+    if verb_at == 1 and len(spans) > 1 and spans[1].verb and len(words) > 1 and spans[1].text.lower() == words[1] \
+            and _bare_name(spans[0], raw[0], words[0]):
         # "Render hosts the blog": a bare singular word before the verb, capitalised, names one thing
         spans[0] = replace(spans[0], anchored=True, kind="name", anchors=frozenset(spans[0].lemmas))
     after_mark = words[key_word + 1] if key_word is not None and key_word + 1 < len(words) else ""
@@ -470,7 +471,7 @@ def _bare_name(span: Span, written: str, lower: str) -> bool:
     return len(span.lemmas) == 1 and not span.anchored and not span.adverbial and span.text == written \
         and written[:1].isupper() and lower not in FUNCTION_WORDS and lower not in _PRONOUNS \
         and lower not in _NOBODY_IN_PARTICULAR and lower not in _FRONTING and lower not in _FILLER \
-        and span.lemmas[0] == lower
+        and span.lemmas[0] == lower and "ADJ" not in _lemmas(lower)  # "Different teams are ...": an adjective
 
 
 def _fronting(first: str) -> bool:

@@ -237,3 +237,15 @@ def test_a_value_swapped_in_an_unchanged_build_counts_as_said_alike() -> None:
     assert compare("Our goat is called Fig.", "Our goat goes by Clover.").shared_predicate
     # Not when the values are of other types or more than one thing changed.
     assert not compare("Ada works at Norrland Systems.", "Ada now uses Kate as her editor.").shared_predicate
+
+
+def test_a_bare_name_needs_its_verb_right_after_it_and_is_no_adjective() -> None:
+    assert not frame("Different crews are painting a wall.").subject.anchored
+    assert not frame("Glass is being cut with a saw.").subject.anchored
+
+
+def test_an_untyped_place_needs_a_verb_of_motion_before_to() -> None:
+    # "assigned to Fatima" is a person, not a place: one owner for another is still a change
+    got = compare("Ticket QA-5 is assigned to Ines.", "Ticket QA-5 is owned by Pavel.")
+    assert got.verdict == "changed" and got.shared_predicate
+    assert compare("Ines works at Harrow Labs.", "Ines relocated to Turku.").verdict is None
