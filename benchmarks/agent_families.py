@@ -14,7 +14,10 @@ Each family belongs to a ``group``: ``tuning`` families are the ones the classif
 so the ``fresh`` families, written afterwards in new domains and sentence shapes (passive voice,
 value first, fronted adverbials, possessives, log-like "key: value" notes, first person, tickets,
 units, dates in several formats) before the classifier was changed again, are the honest held-out
-figure and are never tuned on. The split keeps domains apart: people's jobs are tuned on, people's
+figure and are never tuned on. Once the fresh group's per-family figures had been seen, a second untouched
+group, ``fresh2`` (diets, sports, desks, schools, rate limits, licences, hotels, account managers,
+watering; imperatives, "X: booked into Y", "Seating plan: X at Y"), was written before the third round
+of changes and is never read pair by pair: it is the honest held-out figure now. The split keeps domains apart: people's jobs are tuned on, people's
 homes are not.
 """
 
@@ -26,7 +29,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Family:
     name: str
-    group: str  # "tuning", "held-out" or "fresh" (see the module doc)
+    group: str  # "tuning", "held-out", "fresh" or "fresh2" (see the module doc)
     subjects: tuple[str, ...]
     values: tuple[str, ...]
     shapes: list[str]
@@ -369,4 +372,73 @@ FAMILIES: tuple[Family, ...] = (
            ["{S}'s official title: {v}.", "{S} has the job title {v}.", "{S} is employed as {v}."],
            ["{S} was promoted to {v}.", "{S}'s title changed to {v}.", "{S} became {v} in the spring.",
             "{S} went from {o} to {v}.", "{S} is {v} now."]),
+
+    # --- fresh2 held-out families (written after the fresh group's figures were seen, before the third
+    # round of changes; never tuned on and never read pair by pair) ----------------------------------
+    Family("diet", "fresh2", PEOPLE,
+           ("vegetarian", "vegan", "pescatarian", "gluten-free", "lactose-free", "on a low-carb diet"),
+           ["{S} is {v}.", "Dietary note for {s}: {v}.", "When ordering lunch, remember {s} is {v}."],
+           ["{S} eats {v}.", "For team dinners, {s} needs {v} food.", "{S} keeps a {v} diet."],
+           ["{S} went {v} last year.", "{S} is {v} these days.", "{S} stopped being {o} and is {v} now.",
+            "Update: {s} is now {v}."]),
+    Family("sport", "fresh2", PEOPLE,
+           ("tennis", "bouldering", "rowing", "five-a-side football", "squash", "trail running"),
+           ["{S} plays {v} at weekends.", "{S}'s sport is {v}.", "At weekends you'll find {s} doing {v}."],
+           ["{S} spends Saturdays on {v}.", "{v} is what {s} does for exercise.", "Exercise for {s} means {v}."],
+           ["{S} took up {v} instead.", "{S} gave up {o} for {v}.", "{S} has started doing {v}.",
+            "Lately {s} does {v} at weekends."]),
+    Family("desk", "fresh2", PEOPLE,
+           ("desk 4B", "desk 7A", "desk 12C", "the window seat by the plants", "desk 3F", "hot desk 19"),
+           ["{S} sits at {v}.", "{S}'s seat is {v}.", "Seating plan: {s} at {v}."],
+           ["You'll find {s} at {v}.", "{v} belongs to {s}.", "{S} works from {v} when in."],
+           ["{S} moved over to {v}.", "{S} switched seats from {o} to {v}.", "{S} is at {v} since the reshuffle.",
+            "After the office move {s} sits at {v}."]),
+    Family("school", "fresh2",
+           ("my daughter", "my son", "my niece", "my nephew", "our eldest", "our youngest"),
+           ("Linden Primary", "St. Mary's School", "the Montessori on Elm Street", "Riverside Academy",
+            "Hillcrest Grammar", "the international school"),
+           ["{S} goes to {v}.", "{S} attends {v}.", "School for {s}: {v}."],
+           ["{S} is a pupil at {v}.", "{v} is {s}'s school.", "We send {s} to {v}."],
+           ["{S} changed schools and now goes to {v}.", "We moved {s} from {o} to {v}.",
+            "{S} started at {v} this term.", "From September {s} attends {v}."]),
+    Family("rate-limit", "fresh2",
+           ("the search API", "the export endpoint", "the webhook sender", "the public GraphQL API",
+            "the login endpoint", "the SMS gateway"),
+           ("100 requests per minute", "20 requests per second", "5,000 calls per day", "60 requests per minute",
+            "1,000 requests per hour", "10 requests per second"),
+           ["{S} is limited to {v}.", "Rate limit on {s}: {v}.", "{S} allows {v}."],
+           ["{S} accepts at most {v}.", "Clients may call {s} {v}.", "The throttle for {s} is {v}."],
+           ["{S} was throttled down to {v}.", "We raised the limit on {s} to {v}.",
+            "The rate limit on {s} went from {o} to {v}.", "{S} now allows {v}."]),
+    Family("licence", "fresh2",
+           ("the parser library", "our CLI", "the design tokens repo", "the SDK", "the docs theme",
+            "the plugin framework"),
+           ("MIT", "Apache-2.0", "GPL-3.0", "BSD-3-Clause", "MPL-2.0", "a proprietary licence"),
+           ["{S} is licensed under {v}.", "Licence of {s}: {v}.", "{S} ships under {v}."],
+           ["{S} is released under {v}.", "{S} uses the {v} licence.", "{v} covers {s}."],
+           ["{S} was relicensed to {v}.", "{S} moved from {o} to {v}.", "We changed the licence of {s} to {v}.",
+            "{S} is under {v} as of the 2.0 release."]),
+    Family("trip-hotel", "fresh2",
+           ("the Oslo offsite", "the Lisbon conference", "the Berlin customer visit", "the Tokyo trip",
+            "the team retreat", "the Madrid workshop"),
+           ("Hotel Bristol", "the Ibis by the station", "an Airbnb in the old town", "the Marriott downtown",
+            "Hotel Adlon", "the Hilton Garden Inn"),
+           ["For {s} we're staying at {v}.", "Accommodation for {s}: {v}.", "{S}: booked into {v}."],
+           ["We booked {v} for {s}.", "The hotel for {s} is {v}.", "During {s} we sleep at {v}."],
+           ["For {s} we rebooked to {v}.", "The hotel for {s} changed to {v}.",
+            "We cancelled {o} and booked {v} for {s}.", "For {s} it's {v} now."]),
+    Family("account-manager", "fresh2",
+           ("Acme Corp", "Globex", "Initech", "Umbrella Health", "Stark Logistics", "Wayne Foods"),
+           ("Hannah", "Ravi", "Mateo", "Yuki", "Oskar", "Sofia"),
+           ["{v} manages the {s} account.", "Account manager for {s}: {v}.", "{S}'s account is handled by {v}."],
+           ["{v} looks after {s}.", "The contact person for {s} is {v}.", "{S} — account owner {v}."],
+           ["{v} took over the {s} account.", "{S} is handled by {v} now.", "The {s} account went from {o} to {v}.",
+            "Since the reorg, {v} manages {s}."]),
+    Family("watering", "fresh2",
+           ("the fern", "the monstera", "the office cactus", "the herb box", "the bonsai", "the orchid"),
+           ("every 3 days", "once a week", "twice a week", "every other day", "once a fortnight", "daily"),
+           ["Water {s} {v}.", "{S} needs water {v}.", "{S} gets watered {v}."],
+           ["We water {s} {v}.", "{S} should be watered {v}.", "Watering for {s}: {v}."],
+           ["{S} now needs water only {v}.", "Water {s} {v} from now on.", "Since winter, {s} gets watered {v}.",
+            "{S} went from {o} to {v}."]),
 )

@@ -51,6 +51,74 @@ def _other_roles(lost: list[Span], gained: list[Span]) -> bool:
     return (a <= _PLACE_ROLE and b <= _PARTY_ROLE) or (a <= _PARTY_ROLE and b <= _PLACE_ROLE)
 
 
+# Light cues to what a name is: "Corvid Systems", "Arden GmbH" an organisation; "Dr Amsel" a person.
+_ORGANISATION_ENDS = frozenset("""inc inc. ltd ltd. llc gmbh ag sa bv plc corp corp. co labs lab systems group
+    technologies bank health studio studios logistics analytics robotics motors partners holdings""".split())
+_PERSON_TITLES = frozenset("dr ms mr mrs prof".split())
+# A bare place name goes "to" / "in" / "from" it: "moved to Rotterdam", "lives in Ghent".
+_PLACE_OPENERS = frozenset({"to", "in", "into", "from"})
+
+
+# "moved to Rotterdam", "relocated to Ghent": after these a bare name is a place ("assigned to Fatima" is not).
+_MOTION_VERBS = frozenset("move relocate go travel emigrate return commute fly drive".split())
+
+
+def _name_type(span: Span, read: Frame | None = None) -> str | None:
+    """"organisation", "person" or "place" for a name with a cue, else None (no guess)."""
+    if span.kind != "name":
+        return None
+    words = span.text.lower().split()
+    if words and words[-1] in _ORGANISATION_ENDS:
+        return "organisation"
+    if words and words[0] in _PERSON_TITLES:
+        return "person"
+    if span.opener in _PLACE_OPENERS and len(words) == 1 and span.text[:1].isupper() and read is not None \
+            and (span.opener != "to" or _after_motion(span, read)):
+        return "place"
+    return None
+
+
+def _after_motion(span: Span, read: Frame) -> bool:
+    at = next((k for k, sp in enumerate(read.spans) if sp is span), 0)
+    verbs = [sp for sp in read.spans[:at] if sp.verb]
+    return bool(verbs) and verbs[-1].lemmas[0] in _MOTION_VERBS
+
+
+def _other_types(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
+    """"works at Quill Systems" / "moved to Ghent": an organisation and a place (or a person) are values
+    of two attributes. A name without a cue says nothing; an organisation "moved to" is still one."""
+    kinds_a = {_name_type(sp, a) for sp in lost}
+    kinds_b = {_name_type(sp, b) for sp in gained}
+    if None in kinds_a or None in kinds_b:
+        return False
+    if "organisation" in kinds_a and "organisation" in kinds_b or "person" in kinds_a and "person" in kinds_b:
+        return False  # "moved to Corvid Systems" is an organisation whatever its preposition
+    return kinds_a.isdisjoint(kinds_b)
+
+
+def _same_build(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
+    """"Helvetia Direct is my bank" / "Lumo is my bank": one value swapped, every other span the same
+    and in the same order; the attribute is said alike even without a verb of its own."""
+    if len(lost) != 1 or len(gained) != 1 or a.verb_at != b.verb_at or lost[0].key & gained[0].key:
+        return False  # "$200 million" / "200 million USD": the same amount in other words
+    return [sp.key for sp in a.spans if sp is not lost[0]] == [sp.key for sp in b.spans if sp is not gained[0]] \
+        and [sp.opener for sp in a.spans] == [sp.opener for sp in b.spans]
+
+
+def _same_type(a: Frame, b: Frame, lost: list[Span], gained: list[Span]) -> bool:
+    """"employed by Tidewater Health" / "works for Northwind Robotics": two organisations (or two people
+    by title) in one place of the sentence, the value's type says the attribute where the verbs differ."""
+    if len(lost) != 1 or len(gained) != 1:
+        return False
+    kind, other = _name_type(lost[0], a), _name_type(gained[0], b)
+    if kind in ("organisation", "person") and kind == other:
+        return True
+    # "Our parrot is called Otto" / "Our parrot goes by Miso": one name for one name, nothing else new
+    return lost[0].kind == gained[0].kind == "name" and kind is None and other is None \
+        and all(w[:1].isupper() for sp in (lost[0], gained[0]) for w in sp.text.split()) \
+        and not lost[0].key & gained[0].key
+
+
 def _survives(span: Span, other: Frame) -> bool:
     return span.key <= _kept(other)
 
@@ -81,6 +149,8 @@ def _shared_subject(a: Frame, b: Frame) -> Span | None:
     it as "the <attribute> of <thing>" ("Disk size of the backup volume" / "Capacity of the backup
     volume"), the thing."""
     assert a.subject is not None and b.subject is not None
+    if _owner_only_in_one(a, b) or _owner_only_in_one(b, a):
+        return None
     if _survives(a.subject, b):
         return a.subject
     if _survives(b.subject, a):
@@ -89,6 +159,13 @@ def _shared_subject(a: Frame, b: Frame) -> Span | None:
         if sp is not None and _survives(sp, a) and _survives(sp, b):
             return sp
     return None
+
+
+def _owner_only_in_one(a: Frame, b: Frame) -> bool:
+    """"My sister's cat" / "my cat": a's subject owns what follows it and is not in b, so b's thing,
+    however alike, is someone else's."""
+    assert a.subject is not None
+    return a.possessor and not _survives(a.subject, b)
 
 
 def _attributes(read: Frame, subject: Span) -> frozenset[str]:
@@ -156,6 +233,8 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
         # preposition says what the value is (a place, an employer, an agent): another attribute
         return FrameContrast(None, newer, "values in other roles")
+    if lost and gained and _other_types(a, b, lost, gained):
+        return FrameContrast(None, newer, "names of other types (an organisation, a person, a place)")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes
@@ -164,7 +243,8 @@ def compare(stored: str, incoming: str) -> FrameContrast:
             # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
             # another statement about the subject, not one value replaced
             return FrameContrast(None, newer, "several parts differ")
-        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'", shared_predicate)
+        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
+                             shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
         return FrameContrast(None, newer, "a name, number or date only one has")
     if not gained and not lost:

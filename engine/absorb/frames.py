@@ -54,6 +54,11 @@ _CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": 
 _VALUE_FIRST = re.compile(r"^(?P<value>[^,;:]+?) (?:is|are|was|were) (?P<how>when|where) (?P<rest>.+?)(?P<end>[.!?]*)$",
                           re.IGNORECASE)
 _PRONOUNS = frozenset("i we you they he she it".split())
+# "Dr. Amsel", "Ms. Lindqvist": a title's full stop does not end the sentence; the title and the name are one span.
+_TITLE_DOT = re.compile(r"\b(Dr|Ms|Mr|Mrs|Prof|St)\.(?= [A-Z])")
+# Opening a sentence capitalised, these are what anyone may be, never a name ("Everyone uses Slack").
+_NOBODY_IN_PARTICULAR = frozenset("""everyone everybody someone somebody nobody anyone anybody everything something
+    nothing anything people children men women""".split())
 _PREPOSITIONS = frozenset("to by in on at for from as into onto with of over under about".split())
 # Words that never carry a fact's value on their own: "usually", "mostly", "currently", "most".
 _FILLER = frozenset("""usually mostly mainly currently always normally typically generally right just also still
@@ -123,6 +128,7 @@ class Frame:
     compound: bool = False       # clauses joined ("..., said X", "because ...", "which ..."): more than one fact
     replaced: Span | None = None  # "switched from A to B": A, the value said to be gone
     verb_at: int | None = None    # how many spans stand before the verb (or a note's "key:" mark)
+    possessor: bool = False       # the subject owns what follows it: "my sister" in "my sister's cat"
 
     @cached_property
     def kept(self) -> frozenset[str]:
@@ -271,6 +277,7 @@ def frame(text: str) -> Frame:
     if first:  # read "Tuesdays is when the sync happens" as "the sync happens on Tuesdays"
         rest = first["rest"]
         text = f"{rest[:1].upper()}{rest[1:]} {'on' if first['how'].lower() == 'when' else 'at'} {first['value']}."
+    text = _TITLE_DOT.sub(r"\1", text)
     for match in _TOKEN.finditer(text):
         tok = match.group()
         low = tok.lower()
@@ -297,6 +304,7 @@ def frame(text: str) -> Frame:
     after_copula = False
     copular = False  # the first verb is "is" / "are": "X is Y" may name its thing on either side
     scene = False
+    owners: list[Span] = []  # spans followed by "'s": "Lena" in "Lena's employer"
 
     def close() -> None:
         nonlocal current
@@ -349,6 +357,8 @@ def frame(text: str) -> Frame:
             if current:
                 state["definite"] = True  # "Lena's employer": Lena is one person
             close()
+            if spans and not spans[-1].verb:
+                owners.append(spans[-1])
             state["definite"] = True
             continue
         if not word[:1].isalnum() and (word[:1] not in "$€£#!" or len(word) == 1):
@@ -399,6 +409,12 @@ def frame(text: str) -> Frame:
             spans.append(Span((_verb_lemma(word),), False, True, text=raw[k]))
             after_copula = False
             continue
+        if verb_at is None and current and state["adverbial"] and words[0] in _PREPOSITIONS \
+                and raw[k][:1].isupper() and raw[k - 1][:1].islower() and all(sp.adverbial for sp in spans):
+            # "For editing Priya uses Zed": a fronted phrase without its comma ends where a name begins
+            close()
+            state.update(adverbial=False, opener="", since=False)
+            fronted = len(spans)
         current.append(_lemma(word))
         written.append(raw[k])
         if _is_anchor(raw[k], word, k == 0):
@@ -406,6 +422,10 @@ def frame(text: str) -> Frame:
             state["anchors"].add(current[-1])
         state["kinds"].add(_kind(raw[k], word, k == 0))
     close()
+    if verb_at == 1 and len(spans) > 1 and spans[1].verb and len(words) > 1 and spans[1].text.lower() == words[1] \
+            and _bare_name(spans[0], raw[0], words[0]):
+        # "Render hosts the blog": a bare singular word before the verb, capitalised, names one thing
+        spans[0] = replace(spans[0], anchored=True, kind="name", anchors=frozenset(spans[0].lemmas))
     after_mark = words[key_word + 1] if key_word is not None and key_word + 1 < len(words) else ""
     if key_at is not None and key_at < len(spans) and any(sp.verb for sp in spans[key_at:]) \
             and (after_mark in _PRONOUNS or not spans[key_at].verb):
@@ -419,6 +439,9 @@ def frame(text: str) -> Frame:
         # The whole key names the thing the note is about; what follows is its value ("state: approved").
         spans[:key_at] = [_joined(spans[:key_at])]
         spans[1:] = [replace(sp, verb=False, lemmas=(_lemma(sp.text.lower()),)) if sp.verb else sp for sp in spans[1:]]
+        if len(spans) > 2 and not any(sp.temporal for sp in spans[1:]):
+            # "PR 7 state: blocked by CI": all after the mark is the one value ("blocked by CI" / "approved")
+            spans[1:] = [_value_of_note(spans[1:])]
         verb_at = key_at = 1
         copular = True
     context: list[Span] = []
@@ -448,7 +471,16 @@ def frame(text: str) -> Frame:
         or labelled
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
-                 replaced, verb_at)
+                 replaced, verb_at, any(sp is subject for sp in owners))
+
+
+def _bare_name(span: Span, written: str, lower: str) -> bool:
+    """A sentence's first word, alone before the verb without an article, capitalised and singular:
+    English puts no bare singular common noun there, so it is a name ("Render", "Render hosts ...")."""
+    return len(span.lemmas) == 1 and not span.anchored and not span.adverbial and span.text == written \
+        and written[:1].isupper() and lower not in FUNCTION_WORDS and lower not in _PRONOUNS \
+        and lower not in _NOBODY_IN_PARTICULAR and lower not in _FRONTING and lower not in _FILLER \
+        and span.lemmas[0] == lower and "ADJ" not in _lemmas(lower)  # "Different teams are ...": an adjective
 
 
 def _fronting(first: str) -> bool:
@@ -482,6 +514,13 @@ def _joined(parts: list[Span]) -> Span:
     return Span(tuple(lemma for sp in parts for lemma in sp.lemmas), any(sp.anchored for sp in parts), False,
                 True, False, False, _span_kind(kinds), " / ".join(sp.text for sp in parts), "",
                 frozenset().union(*(sp.anchors for sp in parts)), any(sp.own for sp in parts))
+
+
+def _value_of_note(parts: list[Span]) -> Span:
+    return Span(tuple(lemma for sp in parts for lemma in sp.lemmas), any(sp.anchored for sp in parts), False,
+                any(sp.definite for sp in parts), False, False, _span_kind({sp.kind for sp in parts}),
+                " ".join(sp.text for sp in parts), parts[0].opener, frozenset().union(*(sp.anchors for sp in parts)),
+                any(sp.own for sp in parts))
 
 
 def _inverted(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
@@ -531,7 +570,10 @@ def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
     person's name, a verb, then one named thing: the fact is about the thing (who leads it, who owns
     it), so a new name there is its new value. Not "Lena works at Brightline Labs" (a place she works
     at) nor "Lena drives a blue Volvo" (an indefinite thing: a value)."""
-    if not (opening.anchored and opening.kind in ("name", "word") and len(opening.lemmas) == 1
+    # one word, or a name of several capitalised ones ("GitHub Pages hosts the status dashboard")
+    one_name = len(opening.lemmas) == 1 or opening.kind == "name" and all(
+        w[:1].isupper() for w in opening.text.split())
+    if not (opening.anchored and opening.kind in ("name", "word") and one_name
             and not opening.definite) or verb_at >= len(spans) \
             or not spans[verb_at].verb or verb_at + 1 >= len(spans):
         return None

@@ -27,9 +27,11 @@ def test_pairs_are_reproducible_and_labelled_by_how_they_are_made() -> None:
 def test_tuning_held_out_and_fresh_families_are_apart() -> None:
     held = {p.family for p in generate(3, groups=("held-out",))}
     fresh = {p.family for p in generate(3, groups=("fresh",))}
+    fresh2 = {p.family for p in generate(3, groups=("fresh2",))}
     tuning = {p.family for p in generate(3, groups=("tuning",))}
     assert held and tuning and fresh and not held & tuning and not fresh & (held | tuning)
-    assert held | tuning | fresh == {f.name for f in FAMILIES}
+    assert fresh2 and not fresh2 & (held | tuning | fresh)
+    assert held | tuning | fresh | fresh2 == {f.name for f in FAMILIES}
 
 
 def test_an_update_from_the_old_value_names_the_value_it_replaces() -> None:

@@ -87,8 +87,9 @@ def test_the_llm_decides_the_uncertain_band(classifier) -> None:
     llm, server = classifier
     server.answer(("content", '{"outcome": "supersede", "candidate": 1, "reason": "switched editors"}'))
     # "Maya now uses Helix as her main editor" is no longer uncertain: the heuristic reads it as a
-    # newer value of the same frame (see test_frames). This wording leaves the subject unclear to it.
-    item = Incoming(text="For Northwind work Maya edits in Helix.", scope="agent", kind="explicit")
+    # newer value of the same frame (see test_frames), nor is "For Northwind work Maya edits in Helix"
+    # (a fronted phrase without its comma, test_frame_shapes). This wording leaves the subject unclear to it.
+    item = Incoming(text="Helix is what Maya reaches for at Northwind.", scope="agent", kind="explicit")
     decision = llm(item, [Candidate("Maya uses Vim as her main editor at Northwind.", "agent", 0.9, fact_id=1)],
                    LIMITS)
     assert (decision.outcome, decision.decided_by) == ("supersede", "llm") and len(server.requests) == 1

@@ -134,7 +134,8 @@ def test_merge_request_numbers_are_identifiers_and_a_comma_ends_a_phrase() -> No
 def test_a_named_label_before_someones_words_is_a_headline_not_a_fact_of_one_subject() -> None:
     read = frame("Lisbon council: we will close the old bridge.")
     assert read.compound and not read.definite
-    assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked", "ice"]
+    # all after a note's mark is its one value (test_the_value_of_a_note_is_everything_after_its_mark)
+    assert [sp.text for sp in frame("Gate 3 state: blocked by ice.").spans] == ["Gate 3 state", "blocked ice"]
 
 
 def test_clock_times_with_am_and_pm_are_one_time_value() -> None:
@@ -173,3 +174,78 @@ def test_a_participle_naming_what_follows_is_the_verb() -> None:
     spans = frame("Our boat is called Wren.").spans
     assert [(sp.text, sp.verb) for sp in spans] == [("boat", False), ("called", True), ("Wren", False)]
     assert compare("Our boat is called Wren.", "Our boat is called Heron now.").verdict == "changed"
+
+
+def test_a_fronted_phrase_without_its_comma_ends_where_a_name_begins() -> None:
+    read = frame("For sketching Ingrid uses Procreate.")
+    assert read.subject is not None and "ingrid" in read.subject.lemmas
+    got = compare("For sketching Ingrid uses Procreate.", "Ingrid now uses Krita for sketching.")
+    assert got.verdict == "changed" and got.newer
+    assert compare("For sketching Ingrid uses Procreate.", "For sketching Bram uses Krita.").verdict == "distinct"
+
+
+def test_a_capitalised_bare_word_before_the_verb_is_a_name() -> None:
+    read = frame("Caddy serves the wiki.")
+    assert read.subject is not None and read.subject.text == "wiki"
+    assert compare("Caddy serves the wiki.", "Traefik serves the wiki now.").verdict == "changed"
+    assert compare("Caddy serves the wiki.", "The wiki is served by Caddy.").verdict == "same"
+    # Not a pronoun-like word or a plural: "Everyone uses Slack", "Dogs chase cats" name nobody in particular.
+    assert not frame("Everyone uses Slack.").subject.anchored
+    plural = frame("Engineers use Slack.").subject
+    assert plural is None or not plural.anchored
+
+
+def test_a_title_and_its_name_are_one_span() -> None:
+    read = frame("My optician is Dr. Varga.")
+    assert [sp.text for sp in read.spans] == ["optician", "Dr Varga"]
+    got = compare("My optician is Dr. Varga.", "My optician is Ms. Oduya now.")
+    assert got.verdict == "changed" and "Dr Varga" in got.why
+
+
+def test_an_organisation_and_a_place_are_values_of_two_attributes() -> None:
+    assert compare("Greta works at Fennick Labs.", "Greta moved to Tallinn.").verdict is None
+    assert compare("Greta works at Fennick Labs.", "Greta relocated to Bergen GmbH.").verdict == "changed"
+    assert compare("Greta works at Fennick Labs.", "Greta now works at Solvik Systems.").verdict == "changed"
+    # A person is not an organisation: "Dr. Varga" / "Fennick Labs" are two attributes.
+    assert compare("Greta's doctor is Dr. Varga.", "Greta's doctor is Fennick Labs.").verdict is None
+
+
+def test_the_value_of_a_note_is_everything_after_its_mark() -> None:
+    read = frame("Task OPS-3 state: blocked by QA.")
+    assert [sp.text for sp in read.spans] == ["Task OPS-3 state", "blocked QA"]
+    assert compare("Task OPS-3 state: blocked by QA.", "Task OPS-3 state: done.").verdict == "changed"
+    assert compare("Task OPS-3 state: blocked by QA.", "The state of task OPS-3 is blocked by QA.").verdict == "same"
+
+
+def test_a_name_of_several_capitalised_words_holds_the_thing_after_its_verb() -> None:
+    assert frame("Gitea Cloud hosts the wiki.").subject.text == "wiki"
+    assert compare("The wiki is hosted by Gitea Cloud.", "Gitea Cloud hosts the tracker.").verdict == "distinct"
+    assert compare("Gitea Cloud hosts the wiki.", "Forgejo Hub hosts the wiki now.").verdict == "changed"
+
+
+def test_someone_elses_thing_is_another_subject() -> None:
+    assert frame("My brother's dog is called Rex.").possessor
+    assert compare("My brother's dog is called Rex.", "My dog is called Bolt.").verdict == "distinct"
+    assert compare("Ilse's bike is red.", "Ilse's bike is blue now.").verdict == "changed"
+
+
+def test_a_value_swapped_in_an_unchanged_build_counts_as_said_alike() -> None:
+    # No verb of their own, yet every other span is the same: the attribute is said alike.
+    assert compare("Kestrel Mutual is my insurer.", "Pavo is my insurer.").shared_predicate
+    # Two organisations or one name for another: the value's type says the attribute where verbs differ.
+    assert compare("Ada is employed by Norrland Systems.", "Ada works for Tarn Labs.").shared_predicate
+    assert compare("Our goat is called Fig.", "Our goat goes by Clover.").shared_predicate
+    # Not when the values are of other types or more than one thing changed.
+    assert not compare("Ada works at Norrland Systems.", "Ada now uses Kate as her editor.").shared_predicate
+
+
+def test_a_bare_name_needs_its_verb_right_after_it_and_is_no_adjective() -> None:
+    assert not frame("Different crews are painting a wall.").subject.anchored
+    assert not frame("Glass is being cut with a saw.").subject.anchored
+
+
+def test_an_untyped_place_needs_a_verb_of_motion_before_to() -> None:
+    # "assigned to Fatima" is a person, not a place: one owner for another is still a change
+    got = compare("Ticket QA-5 is assigned to Ines.", "Ticket QA-5 is owned by Pavel.")
+    assert got.verdict == "changed" and got.shared_predicate
+    assert compare("Ines works at Harrow Labs.", "Ines relocated to Turku.").verdict is None
