@@ -3,6 +3,7 @@ incoming fact is about another thing, a new value of the same attribute, or the 
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -161,6 +162,21 @@ def _shared_subject(a: Frame, b: Frame) -> Span | None:
     return None
 
 
+# Where a text's first clause ends: a semicolon, a sentence's end, a dash between clauses.
+_CLAUSE_BREAK = re.compile(r";|[.!?]\s+(?=[A-Z0-9])|\s[—–]\s")
+
+
+def _mentioned_in_passing(x: Frame, y: Frame, y_text: str) -> bool:
+    """y's first clause is about a thing of its own that x never names; x's subject comes only in a
+    later clause: "Maya prefers reviews before 11:00" / "The agent proposed a new schedule; Maya
+    accepted". What y says there is not a new value of x's attribute."""
+    assert x.subject is not None and y.subject is not None
+    first_clause = _CLAUSE_BREAK.split(y_text, maxsplit=1)[0]
+    if len(first_clause) == len(y_text) or _survives(y.subject, x) or not _survives(x.subject, y):
+        return False
+    return not _survives(x.subject, frame(first_clause))
+
+
 def _owner_only_in_one(a: Frame, b: Frame) -> bool:
     """"My sister's cat" / "my cat": a's subject owns what follows it and is not in b, so b's thing,
     however alike, is someone else's."""
@@ -190,6 +206,9 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         return FrameContrast(None, False, "no subject")
     one_thing = a.definite and b.definite  # "a man" / "two dogs" may be anyone: nothing is said of one thing
     subject = _shared_subject(a, b)
+    if subject is not None and (_mentioned_in_passing(a, b, incoming) or _mentioned_in_passing(b, a, stored)):
+        return FrameContrast(None, b.newer and not a.newer, "one text is about something else and only mentions "
+                                                          f"'{subject.text}'")
     if subject is None and one_thing:
         return FrameContrast("distinct", False, f"about another subject: '{a.subject.text}' / '{b.subject.text}'")
     if subject is None:

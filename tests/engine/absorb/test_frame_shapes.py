@@ -249,3 +249,13 @@ def test_an_untyped_place_needs_a_verb_of_motion_before_to() -> None:
     got = compare("Ticket QA-5 is assigned to Ines.", "Ticket QA-5 is owned by Pavel.")
     assert got.verdict == "changed" and got.shared_predicate
     assert compare("Ines works at Harrow Labs.", "Ines relocated to Turku.").verdict is None
+
+
+def test_a_subject_named_only_in_a_later_clause_is_mentioned_in_passing() -> None:
+    # The second text is about the courier; Oskar only signs for it afterwards: no new value of his.
+    stored = "Oskar prefers deliveries before 09:00 at the back door of the bakery."
+    got = compare(stored, "The courier moved the pickup to 14:00 on Fridays; Oskar agreed and signed the form.")
+    assert got.verdict is None and "only mentions" in got.why
+    # Named in the first clause, the same subject still changes its value.
+    assert compare(stored, "Oskar now prefers deliveries before 07:00 at the back door of the bakery; "
+                           "the courier agreed.").verdict == "changed"
