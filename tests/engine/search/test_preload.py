@@ -4,21 +4,9 @@ that a text-first search is not held up): ``ready`` still vets it against the fi
 from __future__ import annotations
 
 import shutil
-from pathlib import Path
-
-import pytest
 
 from engine.search import index_file
-from tests.engine.search.test_vector_cache import _open, _results, _state, _texts
-
-
-@pytest.fixture
-def saved(db_path: Path, clock, embedder) -> Path:
-    with _open(db_path, clock, embedder) as memory:
-        memory.absorb(_texts(40, seed=1))
-        memory.search("load", top_k=1)
-    assert index_file.cache_path(db_path).exists()
-    return db_path
+from tests.engine.search.test_vector_cache import _open, _results, _state, _texts, saved  # noqa: F401  (fixture)
 
 
 def test_a_preloaded_cache_is_used_and_equals_a_rebuild(saved, clock, embedder) -> None:
