@@ -18,9 +18,9 @@ from engine.models.llm import MAX_ANSWER_BYTES, LLMClient, LLMError
 from tests.llm_server import ScriptedLLM
 
 EDITOR = "Maya uses Vim as her main editor for all of her backend work at Northwind."
-# A wording the heuristic stays unsure of (the subject comes late), so the LLM is asked; "Maya now uses
+# A wording the heuristic stays unsure of (the frame reading finds no subject), so the LLM is asked; "Maya now uses
 # Helix as her main editor …" is read without it as a newer value of the same frame.
-EDITOR_NEW = "For all of her backend work at Northwind, Maya edits in Helix."
+EDITOR_NEW = "All of the backend work Maya does at Northwind happens in Helix."
 HUGE = 64 * MAX_ANSWER_BYTES  # a 64 MB answer
 
 
