@@ -35,6 +35,11 @@ def lanes_of(line: Timeline, with_related: bool) -> list[tuple[str, list[Version
     return lanes
 
 
+def _half_width(label: pg.TextItem, seconds_per_px: float) -> float:
+    """Half a label's width, with its gap, in seconds of the axis."""
+    return (label.textItem.boundingRect().width() / 2 + LABEL_GAP_PX) * seconds_per_px
+
+
 class TimelinePlot(pg.PlotWidget):
     fact_clicked = Signal(int)
     as_of_dragged = Signal(float)
@@ -120,23 +125,66 @@ class TimelinePlot(pg.PlotWidget):
             for number, version in enumerate(versions, 1):
                 caption = f"v{number} #{version.fact.id}" if lane == 0 else f"#{version.fact.id}"
                 label = pg.TextItem(caption, color="#33475b", anchor=LABEL_ROWS[0])
+                label.setProperty("caption", caption)
                 label.setPos(version.joined_at, -lane)
                 self._add(label)
                 self._labels.append((label, version.joined_at, lane))
 
     def _place_labels(self, *_args: object) -> None:
-        """Each label takes the first row where it clears the labels already placed in its lane, at
-        the current zoom (a label keeps its size in pixels while the axis stretches)."""
+        """Place each lane's labels at the current zoom (a label keeps its size in pixels while the axis
+        stretches): versions close together take rows above and below their markers; when a group is
+        too crowded for the rows (several versions written within minutes on a months-long axis), its
+        first label says "v4–v8 (5 close together)" and the others wait for a closer zoom."""
         seconds_per_px = self.getPlotItem().getViewBox().viewPixelSize()[0]
         if not seconds_per_px or seconds_per_px != seconds_per_px:  # not laid out yet (0 or NaN)
             return
-        row_ends: dict[tuple[int, int], float] = {}  # (lane, row) -> right edge of its last label
-        for label, x, lane in sorted(self._labels, key=lambda entry: (entry[2], entry[1])):
-            half = (label.textItem.boundingRect().width() / 2 + LABEL_GAP_PX) * seconds_per_px
-            row = next((r for r in range(len(LABEL_ROWS)) if row_ends.get((lane, r), -float("inf")) <= x - half),
-                       min(range(len(LABEL_ROWS)), key=lambda r: row_ends.get((lane, r), -float("inf"))))
-            row_ends[(lane, row)] = x + half
+        lanes: dict[int, list[tuple[float, pg.TextItem]]] = {}
+        for label, x, lane in self._labels:
+            label.setText(label.property("caption"))
+            label.setVisible(True)
+            lanes.setdefault(lane, []).append((x, label))
+        for entries in lanes.values():
+            entries.sort(key=lambda entry: entry[0])
+            row_ends = [-float("inf")] * len(LABEL_ROWS)
+            start = 0
+            while start < len(entries):
+                x0, first = entries[start]
+                end = start + 1
+                while end < len(entries) and entries[end][0] - x0 < 2 * _half_width(first, seconds_per_px):
+                    end += 1
+                group = entries[start:end]
+                if not self._rows_for(group, row_ends, seconds_per_px):
+                    self._collapse(group, row_ends, seconds_per_px)
+                start = end
+
+    @staticmethod
+    def _rows_for(group: list[tuple[float, pg.TextItem]], row_ends: list[float], seconds_per_px: float) -> bool:
+        """Give each label of ``group`` a free row, or change nothing and say it cannot."""
+        ends, rows = list(row_ends), []
+        for x, label in group:
+            half = _half_width(label, seconds_per_px)
+            row = next((r for r in range(len(LABEL_ROWS)) if ends[r] <= x - half), None)
+            if row is None:
+                return False
+            ends[row] = x + half
+            rows.append(row)
+        for (_x, label), row in zip(group, rows):
             label.setAnchor(LABEL_ROWS[row])
+        row_ends[:] = ends
+        return True
+
+    @staticmethod
+    def _collapse(group: list[tuple[float, pg.TextItem]], row_ends: list[float], seconds_per_px: float) -> None:
+        (x, shown), rest = group[0], group[1:]
+        first, last = shown.property("caption").split(" ")[0], rest[-1][1].property("caption").split(" ")[0]
+        shown.setText(f"{first}–{last} ({len(group)} close together)" if first.startswith("v")
+                      else f"{shown.property('caption')} +{len(rest)}")
+        for _x, label in rest:
+            label.setVisible(False)
+        half = _half_width(shown, seconds_per_px)
+        row = min(range(len(LABEL_ROWS)), key=lambda r: row_ends[r])
+        shown.setAnchor(LABEL_ROWS[row])
+        row_ends[row] = x + half
 
     def _add(self, item: pg.GraphicsObject) -> None:
         self.addItem(item)
@@ -148,6 +196,12 @@ class TimelinePlot(pg.PlotWidget):
         self.as_of_line.blockSignals(True)
         self.as_of_line.setValue(when)
         self.as_of_line.blockSignals(False)
+        # Its caption on the side with room: left of the line in the right half of the view ("now" sits
+        # at the right edge, where a caption to the right was cut), right of it in the left half.
+        (left, right), _y = self.getPlotItem().getViewBox().viewRange()
+        side = (1, 0.5) if when > (left + right) / 2 else (0, 0.5)
+        self.as_of_line.label.anchors = [side, side]
+        self.as_of_line.label.updatePosition()
         spots = []
         for fact_id, version in self._versions.items():
             status = statuses.get(fact_id) if statuses is not None and fact_id in statuses else version.status_at(when)

@@ -174,22 +174,40 @@ def test_the_pane_says_what_memlens_timeline_says(qtbot, window, demo_copy, caps
 
 
 def test_versions_written_a_minute_apart_get_labels_that_do_not_overlap(qtbot, window, demo_copy, capsys) -> None:
-    """On an axis months long, two versions a minute apart sit at one pixel: their labels take two rows."""
+    """On an axis months long, versions a minute apart sit at one pixel: two take two rows; five share one
+    label until the person zooms in."""
     newest = time.time() - 3600
-    texts = ["Priya's preferred editor is now Zed, with the Vim keymap, for every repository she owns.",
-             "Priya's preferred editor is now Zed, with the Helix keymap, for every repository she owns."]
-    current = HELIX
-    for minute, text in enumerate(texts):
+    written = [HELIX]
+
+    def new_version(minute: int, keymap: str) -> None:
+        text = f"Priya's preferred editor is now Zed, with the {keymap} keymap, for every repository she owns."
         assert memlens(["--db", str(demo_copy), "--now", format_time(newest + 60 * minute),
-                        "fact", "version", str(current), text, "--json"]) == 0
-        current = json.loads(capsys.readouterr().out)["items"][0]["fact_id"]
+                        "fact", "version", str(written[-1]), text, "--json"]) == 0
+        written.append(json.loads(capsys.readouterr().out)["items"][0]["fact_id"])
+
+    def shown_labels(pane) -> list:
+        return [item for item in pane.plot._extra if isinstance(item, pg.TextItem) and item.isVisible()]
+
+    def overlapping(labels: list) -> list:
+        boxes = [label.mapRectToScene(label.boundingRect()) for label in labels]
+        return [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
+
+    new_version(0, "Vim")
+    new_version(1, "Helix")
     open_file(qtbot, window, demo_copy)
     window.resize(1024, 700)
     window.show_pane(window.pane_names.index("timeline"))
-    pane = _timeline(qtbot, window, current)
-    assert pane.heading.text().startswith(f"Fact {current}: 5 versions")
+    pane = _timeline(qtbot, window, written[-1])
     qtbot.waitUntil(lambda: pane.plot.isVisible(), timeout=WAIT_MS)
-    boxes = [label.mapRectToScene(label.boundingRect()) for label in pane.plot._extra if isinstance(label, pg.TextItem)]
-    assert len(boxes) == 5
-    overlapping = [(a, b) for i, a in enumerate(boxes) for b in boxes[i + 1:] if a.intersects(b)]
-    assert not overlapping, overlapping
+    labels = shown_labels(pane)
+    assert [label.toPlainText() for label in labels] == [f"v{n} #{fid}" for n, fid in
+                                                          enumerate([VSCODE, NEOVIM, *written], 1)]
+    assert not overlapping(labels)
+
+    for minute, keymap in enumerate(["Emacs", "Kakoune", "default"], 2):
+        new_version(minute, keymap)
+    pane = _timeline(qtbot, window, written[-1])  # v4-v8 within five minutes
+    assert pane.heading.text().startswith(f"Fact {written[-1]}: 8 versions")
+    labels = shown_labels(pane)
+    assert [label.toPlainText() for label in labels][-1] == "v4–v8 (5 close together)"
+    assert len(labels) == 4 and not overlapping(labels)
