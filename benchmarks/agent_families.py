@@ -17,7 +17,11 @@ units, dates in several formats) before the classifier was changed again, are th
 figure and are never tuned on. Once the fresh group's per-family figures had been seen, a second untouched
 group, ``fresh2`` (diets, sports, desks, schools, rate limits, licences, hotels, account managers,
 watering; imperatives, "X: booked into Y", "Seating plan: X at Y"), was written before the third round
-of changes and is never read pair by pair: it is the honest held-out figure now. The split keeps domains apart: people's jobs are tuned on, people's
+of changes and was never read pair by pair. Its figures stayed far below the fresh group's, so for the
+fourth round fresh2 became a development group, and a third untouched group, ``fresh3`` (CI runners,
+partners, birthdays, gym classes, database regions, sprints, coffee orders, project leads, Python
+versions, parking; corrections, "X passed from A to B", "CI: X on Y"), was written first: it is
+the honest held-out figure now. The split keeps domains apart: people's jobs are tuned on, people's
 homes are not.
 """
 
@@ -29,7 +33,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Family:
     name: str
-    group: str  # "tuning", "held-out", "fresh" or "fresh2" (see the module doc)
+    group: str  # "tuning", "held-out", "fresh", "fresh2" or "fresh3" (see the module doc)
     subjects: tuple[str, ...]
     values: tuple[str, ...]
     shapes: list[str]
@@ -441,4 +445,76 @@ FAMILIES: tuple[Family, ...] = (
            ["We water {s} {v}.", "{S} should be watered {v}.", "Watering for {s}: {v}."],
            ["{S} now needs water only {v}.", "Water {s} {v} from now on.", "Since winter, {s} gets watered {v}.",
             "{S} went from {o} to {v}."]),
+
+    # --- fresh3 held-out families (written 2026-12-07 before the fourth round of changes, when fresh2
+    # became a development group; never tuned on and never read pair by pair) ------------------------
+    Family("ci-runner", "fresh3",
+           ("the lint job", "the e2e suite", "the nightly build", "the docs deploy", "the release pipeline",
+            "the smoke tests"),
+           ("the ARM runners", "GitHub-hosted runners", "the self-hosted pool", "a spot instance",
+            "the Mac mini in the lab", "Buildkite agents"),
+           ["{S} runs on {v}.", "CI: {s} on {v}.", "We execute {s} on {v}."],
+           ["{v} is where {s} runs.", "{S} is executed by {v}.", "Runner for {s}: {v}."],
+           ["{S} was moved onto {v}.", "{S} runs on {v} since last sprint.", "We migrated {s} from {o} to {v}.",
+            "{S} now runs on {v}."]),
+    Family("partner", "fresh3", PEOPLE,
+           ("Arjun", "Beatriz", "Colm", "Dagny", "Emeka", "Freya"),
+           ["{S}'s partner is {v}.", "{S} is married to {v}.", "{S} and {v} are a couple."],
+           ["{v} is {s}'s partner.", "{S} lives with {v}, her partner.", "{S}'s other half is {v}."],
+           ["{S} is now with {v}.", "{S} split from {o} and is seeing {v}.", "{S} got together with {v} this spring.",
+            "These days {s}'s partner is {v}."]),
+    Family("birthday", "fresh3", PEOPLE,
+           ("12 March", "3 July", "29 February", "1 October", "18 May", "25 December"),
+           ["{S}'s birthday is on {v}.", "{S} was born on {v}.", "Birthday of {s}: {v}."],
+           ["{S} celebrates a birthday every {v}.", "{v} is {s}'s birthday.", "We send {s} a card on {v}."],
+           ["Correction: {s}'s birthday is {v}, not {o}.", "{S}'s birthday is actually on {v}.",
+            "Turns out {s} was born on {v}.", "{S}'s birthday is {v}, we had it wrong."]),
+    Family("gym-class", "fresh3",
+           ("the yoga class", "the spin class", "the swim lesson", "the Pilates session", "the climbing session",
+            "the boxing class"),
+           ("Mondays at 18:00", "Wednesday evenings", "Saturday mornings at 9", "Tuesdays and Thursdays at 7am",
+            "Sundays at noon", "Fridays at 17:30"),
+           ["{S} is on {v}.", "{S} takes place {v}.", "Calendar: {s}, {v}."],
+           ["{S} happens {v}.", "{v} is when {s} meets.", "{S} is scheduled for {v}."],
+           ["{S} moved to {v}.", "{S} is {v} from next month.", "The gym rescheduled {s} to {v}.",
+            "{S} switched from {o} to {v}."]),
+    Family("db-region", "fresh3",
+           ("replica db-3", "replica db-4", "replica db-7", "replica db-9", "replica db-11", "replica db-12"),
+           ("us-east-1", "eu-west-2", "ap-south-1", "eu-central-1", "us-west-2", "sa-east-1"),
+           ["{S} lives in {v}.", "{S} is deployed in {v}.", "Region of {s}: {v}."],
+           ["{S} runs in the {v} region.", "{v} hosts {s}.", "{S} sits in {v}."],
+           ["{S} was failed over to {v}.", "{S} now runs in {v}.", "We moved {s} from {o} to {v}.",
+            "After the migration {s} is in {v}."]),
+    Family("ticket-sprint", "fresh3",
+           ("PAY-1182", "INFRA-2047", "WEB-311", "DATA-908", "MOB-77", "SEC-1420"),
+           ("sprint 14", "sprint 15", "the backlog", "sprint 21", "the icebox", "sprint 9"),
+           ["{S} is planned for {v}.", "{S} sits in {v}.", "Ticket {s} goes in {v}."],
+           ["{S} has been scheduled into {v}.", "We'll do {s} in {v}.", "{v} contains {s}."],
+           ["{S} slipped to {v}.", "{S} was pulled into {v}.", "{S} moved from {o} to {v}.", "{S} is in {v} now."]),
+    Family("coffee", "fresh3", PEOPLE,
+           ("a flat white", "black coffee", "an oat latte", "green tea", "a double espresso", "chai with soy milk"),
+           ["{S} drinks {v}.", "{S}'s usual order is {v}.", "Coffee run: {s} wants {v}."],
+           ["{S} always orders {v}.", "Get {s} {v}.", "{S} likes {v} in the morning."],
+           ["{S} switched to {v}.", "{S} drinks {v} these days.", "{S} gave up {o} and now has {v}.",
+            "From now on, get {s} {v}."]),
+    Family("project-lead", "fresh3",
+           ("Project Atlas", "the billing rewrite", "the mobile redesign", "Project Kestrel",
+            "the data lake migration", "the onboarding revamp"),
+           ("Ingrid", "Tariq", "Noor", "Bram", "Chiara", "Luis"),
+           ["{v} leads {s}.", "{S} is led by {v}.", "Lead on {s}: {v}."],
+           ["{v} is in charge of {s}.", "{v} runs {s}.", "{S} has {v} as its lead."],
+           ["{v} took over {s}.", "{S} is now led by {v}.", "{S} passed from {o} to {v}.",
+            "Since March, {v} leads {s}."]),
+    Family("python-version", "fresh3",
+           ("the API service", "the ETL jobs", "the CLI", "the notebook server", "the ML pipeline", "the admin tool"),
+           ("Python 3.9", "Python 3.10", "Python 3.11", "Python 3.12", "PyPy 3.10", "Python 3.8"),
+           ["{S} runs on {v}.", "{S} targets {v}.", "Runtime for {s}: {v}."],
+           ["{S} is built with {v}.", "{v} is what {s} uses.", "We ship {s} on {v}."],
+           ["{S} was upgraded to {v}.", "{S} has been bumped from {o} to {v}.", "{S} now targets {v}.",
+            "{S} moved to {v} last week."]),
+    Family("parking", "fresh3", PEOPLE,
+           ("spot 14", "spot 22", "level -2 bay 8", "the visitor bay", "spot 3", "the bike cage"),
+           ["{S} parks in {v}.", "{S}'s parking space is {v}.", "Parking: {s} in {v}."],
+           ["{S} has {v} in the garage.", "{v} is reserved for {s}.", "{S} leaves the car in {v}."],
+           ["{S} got {v} instead.", "{S} was reassigned to {v}.", "{S} swapped {o} for {v}.", "{S} parks in {v} now."]),
 )
