@@ -12,7 +12,7 @@ fact are both telling); the model's tooltip carries all of it.
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QHeaderView, QTableView
+from PySide6.QtWidgets import QHeaderView, QStyleOptionViewItem, QTableView
 
 MIN_TEXT_SHARE = 0.4  # of the viewport's width
 MIN_TEXT_PX = 200
@@ -35,6 +35,7 @@ class ReadableColumns(QObject):
         self.fixed = dict(fixed or {})  # columns with a known width (a checkbox), never measured
         self.hidden_for_width: list[int] = []
         self.widths: dict[int, int] = {}  # a hidden section reports width 0, so remember what it needs
+        self._cell_widths: dict[tuple[int, str], int] = {}
         table.setWordWrap(False)
         table.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         header = table.horizontalHeader()
@@ -77,15 +78,27 @@ class ReadableColumns(QObject):
         self.fit()
 
     def grow(self) -> None:
-        """Rows arrived (a listing's page): widen a column whose new cells need more room, never narrow
-        one. A listing measured on its first page kept "explicit" widths for "user_preference" rows."""
-        header = self.table.horizontalHeader()
+        """Rows arrived (a listing's page) or came into view: widen a column whose shown cells need more
+        room, never narrow one. A listing measured on its first page kept "explicit" widths for
+        "user_preference" rows. Only the rows in view are measured, each text once per column: Qt's
+        ``sizeHintForColumn`` asked for every cell again on each scroll step, up to 200 ms of a
+        person's scrolling in a 100k listing."""
+        model, header = self.table.model(), self.table.horizontalHeader()
+        first = self.table.rowAt(0)
+        if first < 0:
+            return
+        last = self.table.rowAt(self.table.viewport().height() - 1)
+        rows = range(first, (last if last >= 0 else model.rowCount() - 1) + 1)
+        option = QStyleOptionViewItem()
+        self.table.initViewItemOption(option)
+        grid = 1 if self.table.showGrid() else 0
         grew = False
         for column, width in list(self.widths.items()):
             if column in self.fixed or self.table.isColumnHidden(column):
                 continue
-            title = str(self.table.model().headerData(column, Qt.Orientation.Horizontal) or "")
-            wanted = max(header.fontMetrics().horizontalAdvance(title) + 20, self.table.sizeHintForColumn(column))
+            title = str(model.headerData(column, Qt.Orientation.Horizontal) or "")
+            cells = max((self._cell_width(option, row, column) for row in rows), default=0) + grid
+            wanted = max(header.fontMetrics().horizontalAdvance(title) + 20, cells)
             wanted = min(wanted, MAX_SECOND_PX if column == self.second_text else MAX_OTHER_PX)
             if wanted > self.table.columnWidth(column):
                 self.widths[column] = wanted
@@ -93,6 +106,18 @@ class ReadableColumns(QObject):
                 grew = True
         if grew:
             self.fit()
+
+    def _cell_width(self, option: QStyleOptionViewItem, row: int, column: int) -> int:
+        """What the delegate asks for a cell, remembered per column and text: most cells in view
+        repeat a text (a kind, a scope, an age) already measured."""
+        index = self.table.model().index(row, column)
+        key = (column, str(index.data() or ""))
+        width = self._cell_widths.get(key)
+        if width is None:
+            if len(self._cell_widths) > 20_000:
+                self._cell_widths.clear()
+            width = self._cell_widths[key] = self.table.itemDelegate().sizeHint(option, index).width()
+        return width
 
     def fit(self) -> None:
         """Show every column that leaves the text its share; hide the rest, least important first."""
