@@ -47,9 +47,10 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from engine.absorb.classify import Candidate, classify, restatement_blocked
-from engine.absorb.frame_contrast import compare
+from engine.absorb.classify import Candidate, by_pair_model, classify, restatement_blocked
 from engine.absorb.conflict import conflict_cue, difference
+from engine.absorb.frame_contrast import compare
+from engine.absorb.pair_features import differing_words
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings, Settings
@@ -103,9 +104,47 @@ class Features:
     frame_newer: np.ndarray
     frame_shared: np.ndarray  # a changed value said with the stored text's verb
     frame_cue: np.ndarray     # a negation or opposite: never a restatement
+    model: np.ndarray         # the pair model's call where the frame reading left the pair: changed, same or ""
 
 
-def features(pairs: list[dict[str, Any]], cos: np.ndarray) -> Features:
+def span_cosines(pairs: list[dict[str, Any]], cache: Path) -> np.ndarray:
+    """How alike each pair's differing words are (``engine/absorb/span_similarity.py``), as absorb
+    measures them; 0 where one side has none."""
+    from benchmarks.agent_pairs import cached_embed
+    embed = cached_embed(cache.with_name(cache.stem + "-spans.npz"))
+    spans = [differing_words(p["a"], p["b"]) for p in pairs]
+    texts = sorted({t for lost, gained in spans if lost and gained for t in (lost, gained)})
+    vectors = dict(zip(texts, embed(texts))) if texts else {}
+    return np.array([float(vectors[lost] @ vectors[gained]) if lost and gained else 0.0 for lost, gained in spans])
+
+
+class _Measured:
+    """A pair's differing-words similarity, measured beforehand for every pair at once."""
+
+    def __init__(self, value: float) -> None:
+        self.value = value
+
+    def cosine(self, stored: str, incoming: str) -> float:
+        return self.value
+
+
+def _candidate(pair: dict[str, Any], cosine: float, span_cosine: float, limits: MemorySettings) -> Candidate:
+    """The stored side as absorb's planner hands it over."""
+    return Candidate(pair["a"], "agent", cosine, fact_id=1, spans=_Measured(span_cosine))
+
+
+def model_calls(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray) -> np.ndarray:
+    """The pair model's call on each pair (changed, same or ""), with the model in use."""
+    shipped = Settings().memory
+    calls = []
+    for p, cosine, span in zip(pairs, cos, spans):
+        said = by_pair_model(Incoming(text=p["b"], scope="agent", kind="explicit"),
+                             [_candidate(p, float(cosine), float(span), shipped)], shipped)
+        calls.append("" if said is None else "same" if said.outcome == "duplicate" else "changed")
+    return np.array(calls, dtype=object)
+
+
+def features(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray) -> Features:
     cue, residual, order, different = [], [], [], []
     frame, newer, shared, frame_cue = [], [], [], []
     for p in pairs:
@@ -121,7 +160,8 @@ def features(pairs: list[dict[str, Any]], cos: np.ndarray) -> Features:
         order.append(c.order)
         different.append(difference(p["b"], p["a"]) is not None)
     return Features(cos, np.array(cue), np.array(residual), np.array(order), np.array(different),
-                    np.array(frame, dtype=object), np.array(newer), np.array(shared), np.array(frame_cue))
+                    np.array(frame, dtype=object), np.array(newer), np.array(shared), np.array(frame_cue),
+                    model_calls(pairs, cos, spans))
 
 
 def predict(f: Features, s: MemorySettings) -> np.ndarray:
@@ -138,6 +178,8 @@ def predict(f: Features, s: MemorySettings) -> np.ndarray:
     out = np.where(close, "related", "new").astype(object)
     out[dup] = "duplicate"
     out[contra] = "contradict"
+    out[f.model == "changed"] = "contradict"  # the model is asked before the cue and near-copy rules
+    out[f.model == "same"] = "duplicate"
     out[restated] = "duplicate"
     out[changed] = "contradict"  # supersede or contradict: either says the two disagree
     return out
@@ -181,11 +223,12 @@ def calibrate(f: Features, labels: np.ndarray, dup_precision: float, contra_prec
     return best
 
 
-def classify_pairs(pairs: list[dict[str, Any]], cos: np.ndarray, limits: MemorySettings) -> np.ndarray:
+def classify_pairs(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray,
+                   limits: MemorySettings) -> np.ndarray:
     """The real classifier on each pair: ``a`` stored, ``b`` arriving."""
     out = []
-    for pair, cosine in zip(pairs, cos):
-        candidate = Candidate(pair["a"], "agent", float(cosine), fact_id=1)
+    for pair, cosine, span in zip(pairs, cos, spans):
+        candidate = _candidate(pair, float(cosine), float(span), limits)
         outcome = classify(Incoming(text=pair["b"], scope="agent", kind="explicit"), [candidate], limits).outcome
         out.append("contradict" if outcome in CHANGES else outcome)
     return np.array(out, dtype=object)
@@ -220,9 +263,10 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
     pairs = load_pairs(limit)
     cos = cosines(pairs, cache)
     labels = np.array([p["label"] for p in pairs], dtype=object)
-    f = features(pairs, cos)
+    spans = span_cosines(pairs, cache)
+    f = features(pairs, cos, spans)
     shipped = Settings().memory
-    in_sample = classify_pairs(pairs, cos, shipped)
+    in_sample = classify_pairs(pairs, cos, spans, shipped)
     mismatch = int((in_sample != predict(f, shipped)).sum())  # the grid's mirror must be the classifier
 
     group = np.array(groups(pairs))
@@ -237,7 +281,7 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
         s = calibrate(_subset(f, ~test), labels[~test], dup_precision, contra_precision)
         chosen.append({key: getattr(s, key) for key in GRID})
         idx = np.flatnonzero(test)
-        held_out[idx] = classify_pairs([pairs[i] for i in idx], cos[idx], s)
+        held_out[idx] = classify_pairs([pairs[i] for i in idx], cos[idx], spans[idx], s)
 
     by_source = {}
     sources = np.array([p["source"] for p in pairs], dtype=object)
@@ -245,7 +289,7 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
         test = sources == source
         s = calibrate(_subset(f, ~test), labels[~test], dup_precision, contra_precision)
         idx = np.flatnonzero(test)
-        got = classify_pairs([pairs[i] for i in idx], cos[idx], s)
+        got = classify_pairs([pairs[i] for i in idx], cos[idx], spans[idx], s)
         by_source[source] = {"calibrated_on": sorted(set(sources[~test].tolist())),
                              "thresholds": {key: getattr(s, key) for key in GRID},
                              "per_label": scores(labels[idx], got), "confusion": confusion(labels[idx], got)}
@@ -260,7 +304,7 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
 
 def _subset(f: Features, mask: np.ndarray) -> Features:
     return Features(f.cosine[mask], f.cue[mask], f.residual[mask], f.order[mask], f.different[mask],
-                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask])
+                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask], f.model[mask])
 
 
 def _print_block(title: str, block: dict[str, Any]) -> None:

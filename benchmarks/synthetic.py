@@ -674,6 +674,12 @@ class LookupEmbedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dim), np.float32)
+        missing = [t for t in dict.fromkeys(texts) if t not in self.table]
+        if missing:
+            # The words two close facts do not share (absorb's pair model): embedded for real, so
+            # what absorb spends on them is in the figures.
+            from engine.models.embeddings import shared_embedder
+            self.table.update(zip(missing, shared_embedder(self.model_id).embed(missing)))
         return np.stack([self.table[t] for t in texts]).astype(np.float32, copy=False)
 
 

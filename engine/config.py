@@ -60,6 +60,12 @@ class MemorySettings:
     # ("Lena works at Corvid" / "Lena lives in Lisbon" sit at 0.55).
     contradict_reworded_threshold: float = 0.60
     restate_threshold: float = 0.75
+    # Where the frame reading is unsure, the pair model (engine/absorb/pair_model.py) reads a pair at
+    # cosine >= pair_floor; a change said to be newer supersedes at pair_change_probability. Chosen
+    # on the fresh2 families with the model trained without them (changes found 0.511 at floor 0.45,
+    # 0.522 at 0.35 and 0.30; probabilities 0.5-0.8 within 0.03 of each other).
+    pair_change_probability: float = 0.7
+    pair_floor: float = 0.35
     # Nearest facts compared with an incoming one: 8 so that the old version of a changed fact is
     # among them when other facts of the same shape are close too.
     candidates: int = 8
@@ -190,7 +196,7 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
         "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
-        "context_weight", "voice_weight", "answer_kind_weight", "text_match_share",
+        "pair_change_probability", "pair_floor", "context_weight", "voice_weight", "answer_kind_weight", "text_match_share",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),

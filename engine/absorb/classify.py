@@ -19,15 +19,23 @@ only about the uncertain ones.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Protocol
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
+from engine.absorb.frames import frame
 from engine.absorb.item_names import item_name
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
+from engine.absorb.pair_features import differing_words, joins_clauses, opens_with_anyone
+from engine.absorb.pair_model import probabilities
 from engine.store.records import normalise_text
+
+
+class SpanMeasure(Protocol):
+    def cosine(self, stored: str, incoming: str) -> float: ...
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,9 @@ class Candidate:
     subject: str | None = None
     predicate: str | None = None
     object: str | None = None
+    # Measures how alike the words only one of two texts has are (``span_similarity``), asked only
+    # when the pair model reads this candidate; None (a caller without an embedder): not asked.
+    spans: SpanMeasure | None = field(default=None, compare=False, repr=False)
 
     @property
     def label(self) -> str:
@@ -106,10 +117,49 @@ def _changed(item: Incoming, candidates: list[Candidate], limits: MemorySettings
     return None
 
 
+def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision | None:
+    """The pair model on the close candidates the frame reading left undecided: a change the
+    incoming text says is newer ("now", "moved to", "since ...", said of the texts themselves, not
+    of a reading that gave up) supersedes. Never on "another subject" (a numbered or identified
+    other thing stays apart whatever the model says), never on a scene of anyone or on a text that
+    joins several statements.
+
+    Only there: the model also finds plain disagreements and restatements on an agent's facts, but
+    on rated captions and headlines ("... kills 10 Afghan civilians" / "... kills 5 Afghan
+    policemen"; "Afghan legislators approve ..." / "Afghan president approves ...") it called two
+    events one changed value or the same fact, and no gate kept those apart without losing the
+    agent's pairs. The newer wording is what an agent's update has and a headline lacks."""
+    incoming = frame(item.text)
+    for cand, read in _frames(item, candidates, limits.pair_floor):
+        if cand.spans is None or read.verdict == "distinct":
+            continue
+        stored = frame(cand.text)
+        newer = read.newer or (incoming.newer and not stored.newer)
+        if not newer or stored.scene or incoming.scene or any(opens_with_anyone(t) or joins_clauses(t)
+                                                             for t in (cand.text, item.text)):
+            continue
+        odds = probabilities(cand.text, item.text, cand.cosine, cand.spans.cosine(cand.text, item.text))
+        if odds["changed"] >= limits.pair_change_probability:
+            return Decision("supersede", cand, cand.cosine, "model",
+                            f"a newer value than {cand.label} (pair model {odds['changed']:.2f})", certain=True)
+    return None
+
+
 def restatement_blocked(a: str, b: str) -> bool:
     """A negation, an opposite ("likes" / "dislikes") or a number only one has: never the same fact."""
     c = contrast(a, b)
     return cue_of(c) is not None or c.antonyms is not None
+
+
+def _newer_words(read: FrameContrast, stored: str, incoming: str) -> bool:
+    """Said to be newer, with a word of its own where the stored text has another: "These days Ines
+    prefers window seats" after "... aisle seats" is an update the frame reading misparsed, and a
+    duplicate would keep the old value and drop the new one. Another reading (related, the model)
+    loses nothing."""
+    if not read.newer:
+        return False
+    lost, gained = differing_words(stored, incoming)
+    return bool(lost) and bool(gained)
 
 
 def _by_frame(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> tuple[Decision | None,
@@ -120,7 +170,7 @@ def _by_frame(item: Incoming, candidates: list[Candidate], limits: MemorySetting
         if read.verdict == "distinct":
             distinct.append(cand)
         elif read.verdict == "same" and cand.cosine >= limits.restate_threshold \
-                and not restatement_blocked(item.text, cand.text):
+                and not restatement_blocked(item.text, cand.text) and not _newer_words(read, cand.text, item.text):
             return Decision("duplicate", cand, cand.cosine, "heuristic",
                             f"says the same as {cand.label} in other words (similarity {cand.cosine:.2f})",
                             certain=True), distinct
@@ -144,13 +194,16 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
     changed = _changed(item, candidates, limits)
     if changed:
         return changed
+    by_frame, distinct = _by_frame(item, candidates, limits)
+    if by_frame:
+        return by_frame
+    by_model = by_pair_model(item, candidates, limits)
+    if by_model:
+        return by_model
     if not close:
         best = max((c.cosine for c in candidates), default=None)
         return Decision("new", None, best, "heuristic", "no close fact" if best is None
                         else f"nearest fact only {best:.2f} similar", certain=True)
-    by_frame, distinct = _by_frame(item, candidates, limits)
-    if by_frame:
-        return by_frame
     for cand in sorted(close, key=lambda c: -c.cosine):
         if cand.cosine < limits.contradict_threshold:
             break

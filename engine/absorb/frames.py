@@ -35,7 +35,7 @@ _UNITS = frozenset("""second minute hour day week month year percent ms s kb mb 
     node core request user item time""".split())
 _CLAUSE_COMMA = re.compile(r",(?!\d)")
 _SENTENCE_ENDS = frozenset(".!?:;—–\"“”(")  # not the thousands of "$15,500"
-_SUBORDINATORS = frozenset(
+SUBORDINATORS = frozenset(
     "because when while which who whom whose although though whereas if unless said says".split())
 # "Two men", "several dogs": a count makes a subject many things, none of them named.
 _COUNTS = frozenset("two three four five six seven eight nine ten several some many few most all both".split())
@@ -68,7 +68,8 @@ NEWER_WORDS = frozenset("""now nowadays anymore recently lately newly instead si
     latest""".split())
 NEWER_VERBS = frozenset("""move switch change upgrade downgrade reschedule reassign migrate relocate transfer replace
     postpone push bump raise lower cut update become join trade shift convert rename promote hand
-    increase decrease reduce extend delay prepone revise""".split())
+    increase decrease reduce extend delay prepone revise rebook relicense reroute rebrand redeploy reallocate
+    cancel""".split())
 # When a fact holds, not a value: "last week", "this sprint", "in March" (a month or a day of the week
 # is a value when the fact is a schedule, so those count only after "since" / "as of").
 _TIME_WORDS = frozenset("""last next this past week weeks month months year years sprint quarter ago today yesterday
@@ -77,7 +78,7 @@ _TIME_WORDS = frozenset("""last next this past week weeks month months year year
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
-                 ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"))
+                 ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"), ("went", "from"))
 _PHRASES_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     first: tuple(p for p in NEWER_PHRASES if p[0] == first) for first in {p[0] for p in NEWER_PHRASES}}
 
@@ -264,6 +265,11 @@ def _newer(lowers: list[str]) -> bool:
         for phrase in _PHRASES_FROM.get(word, ()):
             if tuple(lowers[k:k + len(phrase)]) == phrase:
                 return True
+        # "From September ...", "from next week": when a new value starts (not "from 9 to 5", a range)
+        if word == "from" and k + 1 < len(lowers) and (lowers[k + 1].rstrip("s") in DATE_WORDS
+                                                        or lowers[k + 1] in ("next", "today", "tomorrow")) \
+                and not {"to", "until", "till"} & set(lowers[k + 2:k + 4]):
+            return True
     return False
 
 
@@ -366,7 +372,7 @@ def frame(text: str) -> Frame:
             if word in _KEY_VALUE_MARKS and verb_at is None and key_at is None and spans:
                 key_at = verb_at = len(spans)  # the mark stands where a note's verb would
                 key_word = k
-            elif word == "," and verb_at is None and fronted is None and _fronting(words[0]):
+            elif word == "," and verb_at is None and fronted is None and fronting(words[0]):
                 fronted = len(spans)
             # a phrase ends at a mark: "Right now, PR 7 is merged" ("now" opens nothing after the comma)
             state.update(adverbial=False, opener="", since=False)
@@ -467,7 +473,7 @@ def frame(text: str) -> Frame:
     scene = scene and not any(sp.anchored for sp in spans if sp is not subject)
     lemmas = frozenset(lemma for sp in spans for lemma in sp.lemmas)
     negated = any(w in NEGATORS or w.endswith(("n't", "n’t")) for w in words) and not _newer_negation(words)
-    compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in _SUBORDINATORS for w in words) \
+    compound = len(_CLAUSE_COMMA.findall(text)) > (fronted is not None) or any(w in SUBORDINATORS for w in words) \
         or labelled
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
@@ -483,7 +489,7 @@ def _bare_name(span: Span, written: str, lower: str) -> bool:
         and span.lemmas[0] == lower and "ADJ" not in _lemmas(lower)  # "Different teams are ...": an adjective
 
 
-def _fronting(first: str) -> bool:
+def fronting(first: str) -> bool:
     """A phrase set before the sentence: "Every day, ...", "Since March, ...", "In the docs repo, ..."."""
     return first in _PREPOSITIONS or first in NEWER_WORDS or first in _FRONTING or first in _TIME_WORDS \
         or first in _FILLER or first in {"since", "from", "as", "until"}

@@ -10,6 +10,7 @@ import numpy as np
 
 from engine.absorb.classify import Candidate, classify
 from engine.absorb.classify_llm import LLMClassifier
+from engine.absorb.span_similarity import SpanSimilarity
 from engine.absorb.validation import validate
 from engine.config import MemorySettings, Settings
 from engine.errors import InvalidInput
@@ -51,10 +52,11 @@ def decide_pairs(pairs: Sequence[tuple[Any, Any, Any]], limits: MemorySettings,
         except InvalidInput as err:
             decided[k] = PairDecision(pair_id, None, None, "", error=str(err))
     if checked:
+        spans = SpanSimilarity(embed)
         vectors = embed([t for _, old, new in checked for t in (old, new.text)])
         for n, (k, old, new) in enumerate(checked):
             cosine = float(np.dot(vectors[2 * n], vectors[2 * n + 1]))
-            candidate = Candidate(text=old, scope=new.scope, cosine=cosine, fact_id=0)
+            candidate = Candidate(text=old, scope=new.scope, cosine=cosine, fact_id=0, spans=spans)
             decision = classifier(new, [candidate], limits)
             reason = decision.reason.replace("fact 0", "the stored text")
             decided[k] = PairDecision(pairs[k][0], decision.outcome, cosine, reason, decision.decided_by)

@@ -20,6 +20,7 @@ import numpy as np
 from engine.absorb.classify import Candidate, classify
 from engine.absorb.conflict import difference, words_covered
 from engine.absorb.item_names import item_name, refusal
+from engine.absorb.span_similarity import SpanSimilarity
 from engine.absorb.text_contrast import profile
 from engine.absorb.validation import Incoming, reject_secrets, validate
 from engine.config import MemorySettings
@@ -227,6 +228,7 @@ class AbsorbPlanner:
                  limits: MemorySettings, exclude: frozenset[int] = frozenset(),
                  classifier: Callable[..., Any] = classify) -> None:
         self.db, self.index, self.embed, self.limits = db, index, embed, limits
+        self.spans = SpanSimilarity(embed)
         self.exclude = exclude  # facts never matched (distill re-absorbs run facts: not against themselves)
         self.classifier = classifier  # the heuristic, or the LLM in front of it (classify_llm)
 
@@ -313,7 +315,7 @@ class AbsorbPlanner:
                     vec = self.index.vector(fid)
                     cosine = float(vec @ w.vector) if vec is not None else 0.0
                 cands.append(Candidate(row["text"], row["scope"], cosine, fact_id=fid, subject=row["subject"],
-                                       predicate=row["predicate"], object=row["object"]))
+                                       predicate=row["predicate"], object=row["object"], spans=self.spans))
             found.append(cands)
         return found
 
@@ -330,5 +332,5 @@ class AbsorbPlanner:
                 found.insert(0 if same_triple else len(found),
                              Candidate(other.item.text, other.item.scope, float(cosine), index=other.index,
                                        line=other.line, subject=other.item.subject, predicate=other.item.predicate,
-                                       object=other.item.object))
+                                       object=other.item.object, spans=self.spans))
         return found
