@@ -584,8 +584,8 @@ def _held_thing(opening: Span, spans: list[Span], verb_at: int) -> Span | None:
             or not spans[verb_at].verb or verb_at + 1 >= len(spans):
         return None
     thing = spans[verb_at + 1]
-    if thing.verb or thing.opener not in ("", "over"):
-        return None
+    if thing.verb or thing.opener not in ("", "over") or thing.kind in ("time", "money"):
+        return None  # "Noah takes the 8:15 train": a time is what changes, not the thing he holds
     if thing.kind == "identifier" or thing.definite:
         return thing
     return None

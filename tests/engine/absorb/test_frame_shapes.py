@@ -259,3 +259,19 @@ def test_a_subject_named_only_in_a_later_clause_is_mentioned_in_passing() -> Non
     # Named in the first clause, the same subject still changes its value.
     assert compare(stored, "Oskar now prefers deliveries before 07:00 at the back door of the bakery; "
                            "the courier agreed.").verdict == "changed"
+
+
+def test_a_time_after_a_name_and_its_verb_is_a_value_not_the_thing_held() -> None:
+    """"Noah takes the 8:15 train" was read as about "the 8:15 train", so "the 7:40 train" was another
+    subject and the change was lost; "Aiko owns ticket OPS-4821" still holds its ticket."""
+    assert _subject("Noah takes the 8:15 train to work.") == "Noah"
+    read = compare("Noah takes the 8:15 train to work.", "Noah now takes the 7:40 train to work.")
+    assert (read.verdict, read.newer) == ("changed", True)
+    assert _subject("Aiko owns ticket OPS-4821.") == "ticket OPS-4821"
+
+
+def test_newer_wording_of_a_start_and_of_a_rebooking() -> None:
+    assert frame("From September our youngest attends Riverside Academy.").newer
+    assert frame("For the Oslo offsite we rebooked to Hotel Bristol.").newer
+    assert frame("The bonsai went from twice a week to daily.").newer
+    assert not frame("The office is open from Monday to Friday.").newer  # a range, not a start
