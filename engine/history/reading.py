@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from engine.errors import InvalidInput, NotFound
-from engine.store.edges import newer_version, older_version
+from engine.history.versions import versions_of
+from engine.store.edges import newer_version
 from engine.store.records import Fact, edges_touching, load_facts
 
 from engine.vocabulary import READ_MODES as MODES
-MAX_CHAIN = 10_000  # a guard against a cycle written by hand into the edges table
 
 
 @dataclass
@@ -36,16 +36,8 @@ class Reading:
 
 
 def chain(db: sqlite3.Connection, fact_id: int) -> list[int]:
-    """Every version of a fact, oldest first."""
-    oldest, seen = fact_id, {fact_id}
-    while (older := older_version(db, oldest)) is not None and older not in seen and len(seen) < MAX_CHAIN:
-        seen.add(older)
-        oldest = older
-    ids, current = [oldest], oldest
-    while (newer := newer_version(db, current)) is not None and newer not in ids and len(ids) < MAX_CHAIN:
-        ids.append(newer)
-        current = newer
-    return ids
+    """Every version of a fact, oldest first (``versions``: a tree when a contradiction was resolved)."""
+    return versions_of(db, fact_id).ids
 
 
 def _current(facts: dict[int, Fact], versions: list[int]) -> Fact:

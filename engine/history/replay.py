@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from engine.errors import NotFound
+from engine.history.versions import linked, ordered
 from engine.store.edges import version_edges
 from engine.store.journal import status_rows
 from engine.store.records import Fact, load_facts
@@ -39,14 +40,17 @@ class Replay:
 
 def _reach(db: sqlite3.Connection, fact_id: int) -> tuple[set[int], list[tuple]]:
     """The fact, every version linked to it by supersedes, and facts contradicting or related to those."""
-    ids, frontier, edges = {fact_id}, {fact_id}, {}
+    ids, explored, frontier, edges = {fact_id}, set(), {fact_id}, {}
     while frontier and len(ids) < MAX_REACH:
+        explored |= frontier
         found = version_edges(db, frontier)
         frontier = set()
         for edge in found:
             edges[edge[:3]] = edge
             for end in edge[1:3]:
-                if end not in ids and edge[0] == "supersedes":
+                # a version reached first through a contradicts edge is still followed for its own
+                # versions: which edge came first must not decide what the chain holds
+                if end not in explored and edge[0] == "supersedes":
                     frontier.add(end)
                 ids.add(end)
     return ids, list(edges.values())
@@ -70,8 +74,9 @@ def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
             and facts[src].created_at <= when and facts[dst].created_at <= when]
     statuses = _statuses(db, facts, when)
     start = _written_by(fact_id, facts, [(src, dst) for kind, src, dst, _at, _id in dated if kind == "supersedes"], when)
-    versions = [v for v in _chain(start, [(src, dst) for kind, src, dst in live if kind == "supersedes"])
-                if statuses.get(v) is not None]
+    supersedes = [(src, dst) for kind, src, dst in live if kind == "supersedes"]
+    created = {i: f.created_at for i, f in facts.items()}
+    versions = [v for v in ordered(linked(start, supersedes), supersedes, created).ids if statuses.get(v) is not None]
     active = [v for v in versions if statuses.get(v) == "active"]
     # A related edge settles a contradiction ("both hold") only when made after it: absorb links
     # close facts related, and a person may find them contradicting later.
@@ -103,20 +108,6 @@ def _written_by(fact_id: int, facts: dict[int, Fact], supersedes: list[tuple[int
         fact_id = older[fact_id]
         seen.add(fact_id)
     return fact_id
-
-
-def _chain(fact_id: int, supersedes: list[tuple[int, int]]) -> list[int]:
-    """Oldest first, through the supersedes edges (new -> old) that existed at the moment."""
-    older = {new: old for new, old in supersedes}
-    newer = {old: new for new, old in supersedes}
-    oldest, seen = fact_id, {fact_id}
-    while oldest in older and older[oldest] not in seen:
-        oldest = older[oldest]
-        seen.add(oldest)
-    ids = [oldest]
-    while ids[-1] in newer and newer[ids[-1]] not in ids:
-        ids.append(newer[ids[-1]])
-    return ids
 
 
 def _statuses(db: sqlite3.Connection, facts: dict[int, Fact], when: float) -> dict[int, str | None]:

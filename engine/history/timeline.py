@@ -18,7 +18,7 @@ import numpy as np
 
 from engine.store.decay import decay_rate, effective_confidence
 from engine.errors import NotFound
-from engine.history.reading import chain
+from engine.history.versions import Versions, versions_of
 from engine.store import journal as journal_rows
 from engine.store.edges import edges_of_types
 from engine.store.records import Fact, load_facts
@@ -111,13 +111,15 @@ def _links(db: sqlite3.Connection, fact_ids: list[int]) -> list[Link]:
 
 def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
     """The timeline of ``fact_id``: its chain, the chains its contradictions touch, related facts."""
-    ids = chain(db, fact_id)
+    own = versions_of(db, fact_id)
+    ids = own.ids
     links = _links(db, ids)
-    other_chains: dict[int, list[int]] = {}
+    other_versions: dict[int, Versions] = {}
     for link in links:
         other = link.dst if link.src in ids else link.src
         if other not in ids and link.type == "contradicts":
-            other_chains.setdefault(other, chain(db, other))
+            other_versions.setdefault(other, versions_of(db, other))
+    other_chains = {head: v.ids for head, v in other_versions.items()}
     related_ids = [link.dst if link.src in ids else link.src for link in links
                    if link.type == "related" and not (link.src in ids and link.dst in ids)]
     wanted = set(ids) | {i for c in other_chains.values() for i in c} | set(related_ids)
@@ -125,10 +127,10 @@ def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
     if fact_id not in facts:
         raise NotFound(f"there is no fact {fact_id} in this memory")
     changes = _status_changes(db, facts)
-    for chain_ in [ids, *other_chains.values()]:
-        _date_supersessions(chain_, facts, changes)
+    replaced_by = {old: new for v in (own, *other_versions.values()) for old, new in v.newer.items()}
+    _date_supersessions(replaced_by, facts, changes)
     links = [_dated(link, facts) for link in links]
-    joined = _joined(db, [ids, *other_chains.values()], facts)
+    joined = _joined(db, replaced_by, facts)
 
     def version(i: int) -> Version:
         return Version(facts[i], [(at, status) for at, status, _ in changes[i]], joined.get(i, facts[i].created_at))
@@ -139,10 +141,10 @@ def build(db: sqlite3.Connection, fact_id: int) -> Timeline:
     return Timeline(fact_id, [version(i) for i in ids], links, others, related)
 
 
-def _joined(db: sqlite3.Connection, chains: list[list[int]], facts: dict[int, Fact]) -> dict[int, float]:
+def _joined(db: sqlite3.Connection, replaced_by: dict[int, int], facts: dict[int, Fact]) -> dict[int, float]:
     """When each newer version joined its chain: the time of its supersedes edge, counted from the
     fact's own creation when the plan that wrote the edge also wrote the fact (as ``replay`` does)."""
-    pairs = {(new, old) for chain_ in chains for old, new in zip(chain_, chain_[1:])}
+    pairs = {(new, old) for old, new in replaced_by.items()}
     joined: dict[int, float] = {}
     if not pairs:
         return joined
@@ -153,14 +155,16 @@ def _joined(db: sqlite3.Connection, chains: list[list[int]], facts: dict[int, Fa
     return joined
 
 
-def _date_supersessions(ids: list[int], facts: dict[int, Fact],
+def _date_supersessions(replaced_by: dict[int, int], facts: dict[int, Fact],
                         changes: dict[int, list[tuple[float, str, int | None]]]) -> None:
     """A version stops being current when its successor was written. Imports and backdated
     absorbs are applied later than the facts they carry claim, so a supersession written by the
     plan that created the successor counts from the successor's ``created_at`` when that is
     earlier. A supersession decided later (a person resolving a contradiction) keeps its own time:
     history is never rewritten by a later decision."""
-    for old, new in zip(ids, ids[1:]):
+    for old, new in replaced_by.items():
+        if old not in facts or new not in facts:
+            continue
         successor = facts[new]
         changes[old] = sorted(((max(facts[old].created_at, min(at, successor.created_at))
                                 if status == "superseded" and plan is not None and plan == successor.plan_id

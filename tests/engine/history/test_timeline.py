@@ -82,3 +82,32 @@ def test_browse_lists_newest_first_and_filters(memory: Memory, clock) -> None:
     assert [h.fact.id for h in hits] == every
     assert math.isnan(hits[0].score) and 0 < hits[0].effective_confidence <= 1
 
+
+
+def test_a_fact_kept_over_its_contradiction_shows_every_older_version_in_every_reading(memory: Memory,
+                                                                                      clock) -> None:
+    """Seen in the real-window walk: a fact that already had an older version and was then kept over
+    a contradicting one has two older versions; the timeline listed one, the replayed chart another."""
+    start = clock()
+    first = memory.absorb([{"text": "Maya's preferred editor is VS Code.", **EDITOR, "object": "VS Code"}])
+    clock.advance(10)
+    kept = memory.absorb([{"text": "Maya's preferred editor is now Helix.", **EDITOR, "object": "Helix"}])
+    clock.advance(10)
+    old, kept = first.items[0].fact_id, kept.items[0].fact_id
+    said = memory.absorb(["Maya's preferred editor is Zed."]).items[0]
+    rival = said.fact_id
+    if (said.outcome, said.target_id) != ("contradict", kept):  # however absorb read it, a person may
+        memory.link_facts(rival, kept, "contradicts")
+    assert any({c.left.id, c.right.id} == {rival, kept} for c in memory.contradictions())
+    clock.advance(10)
+    memory.resolve_contradiction(kept, rival, keep=kept)
+    for asked in (old, kept, rival):
+        assert memory.timeline(asked).chain_ids == [old, rival, kept]
+        assert memory.timeline_as_of(asked).versions == [old, rival, kept]
+        assert [f.id for f in memory.history(asked).facts] == [old, rival, kept]
+    line = memory.timeline(kept)
+    assert {v.fact.id: v.status_at(clock()) for v in line.versions} == {old: "superseded", rival: "superseded",
+                                                                      kept: "active"}
+    # before the resolution the rival was its own fact, and active
+    before = memory.timeline_as_of(kept, start + 25 * DAY)  # the clock advances in days
+    assert before.versions == [old, kept] and before.statuses[rival] == "active"
