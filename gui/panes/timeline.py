@@ -114,7 +114,8 @@ class TimelinePane(QWidget):
     def show_fact(self, fact_id: int) -> None:
         self.fact_id = fact_id
         self.heading.setText(f"Loading the timeline of fact {fact_id}…")
-        self.session.call(lambda m: m.timeline(fact_id), self._show, lane="timeline", label="Loading timeline",
+        self.session.call(lambda m: (m.timeline(fact_id), len(m.timeline_as_of(fact_id).open_contradictions)),
+                          lambda found: self._show(*found), lane="timeline", label="Loading timeline",
                           on_error=self._failed)
 
     def _jump(self) -> None:
@@ -131,7 +132,7 @@ class TimelinePane(QWidget):
         self.diff.clear()
         self.heading.setText(f"⚠ {message}")
 
-    def _show(self, line: Timeline | None) -> None:
+    def _show(self, line: Timeline | None, open_now: int = 0) -> None:
         self.line = line
         self.versions.blockSignals(True)
         self.versions.clear()
@@ -143,8 +144,10 @@ class TimelinePane(QWidget):
             self.state.setText("")
             return
         n, k = len(line.versions), len(line.contradictions)
+        # Resolved ones stay on the canvas (history is kept); the heading says how many still wait.
+        still = f" ({open_now} open)" if k and open_now != k else ""
         self.heading.setText(f"Fact {line.fact_id}: {n} version{'s' * (n != 1)}, "
-                             f"{k} contradiction{'s' * (k != 1)}, {len(line.related)} related")
+                             f"{k} contradiction{'s' * (k != 1)}{still}, {len(line.related)} related")
         self.plot.selected = line.fact_id
         self.versions.blockSignals(False)
         start, end = line.span

@@ -129,6 +129,8 @@ def test_after_resolving_the_past_still_shows_the_pair_open(qtbot, window, demo_
     with qtbot.waitSignal(timeline.replayed, timeout=WAIT_MS):
         timeline.slider.setValue(timeline.slider.maximum())
     assert _listed(timeline) == [30, 12]
+    # the heading no longer counts the resolved pair as waiting (seen in the real-window walk)
+    assert "1 contradiction (0 open)" in timeline.heading.text()
 
 
 def _cli_says(capsys, path, fact_id: int, when: float) -> dict:
