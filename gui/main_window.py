@@ -133,6 +133,9 @@ class MainWindow(QMainWindow):
         file_menu.addSeparator()
         self.import_action = self._action(file_menu, "&Import…", self.files.import_dialog, "Ctrl+I", "import")
         self.export_action = self._action(file_menu, "&Export JSONL…", self.files.export_dialog, "Ctrl+E", "export")
+        # Facts typed or pasted, planned as a dry run for review: from any pane, not only from Plans.
+        self.absorb_action = self._action(file_menu, "&Absorb Facts…", self.absorb, "Ctrl+Shift+A")
+        self.absorb_action.setEnabled(False)
         file_menu.addSeparator()
         self.connect_action = self._action(file_menu, "Connect an &Agent…", self.show_connect)
         self.connect_action.setEnabled(False)
@@ -163,6 +166,7 @@ class MainWindow(QMainWindow):
         s.store_changed.connect(lambda _c: self._update_status())
         s.stats_changed.connect(lambda _stats: self._update_status())
         s.closed.connect(self._update_status)
+        s.closed.connect(lambda: self.absorb_action.setEnabled(False))
         s.error.connect(lambda message: self.statusBar().showMessage(f"⚠ {message}", 8000))
         s.runner.busy_changed.connect(self._busy)
         s.runner.progress.connect(self._progress)
@@ -295,6 +299,12 @@ class MainWindow(QMainWindow):
         self.stack.setCurrentIndex(WELCOME if empty else PANES)
         self._update_status()
         self.import_action.setEnabled(True)
+        self.absorb_action.setEnabled(not self.session.read_only)
+
+    def absorb(self) -> None:
+        """The Absorb dialog over the Plans pane, where its dry-run plan is listed and reviewed."""
+        self.show_pane(self.pane_names.index("plans"))
+        self.plans.start_pass("absorb")
 
     def show_verification(self) -> None:
         """The status bar's file check, clicked: what it found, failed facts one click from the inspector."""

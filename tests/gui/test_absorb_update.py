@@ -47,3 +47,24 @@ def test_an_update_pasted_into_the_absorb_dialog_supersedes(qtbot, window, tmp_p
     with Memory(path, Settings(), create=False, embedder=embedder) as memory:
         facts = memory.facts([old.fact_id, new])
     assert (facts[old.fact_id].status, facts[new].status) == ("superseded", "active")
+
+
+def test_the_absorb_dialog_opens_from_any_pane_with_its_shortcut(qtbot, window, tmp_path: Path, embedder) -> None:
+    """Seen in the real-window walk: Absorb… was only a button on the Plans pane. The model's
+    supersede of an update the frame reading gives up on reaches the plan a person reviews."""
+    path = tmp_path / "invoices.sqlite"
+    with Memory(path, Settings(), actor="test", embedder=embedder) as memory:
+        old = memory.absorb(["Invoices for Acme go to Dana.", "Invoices for Globex go to Priya."]).items[0]
+    assert not window.absorb_action.isEnabled()  # nothing open yet
+    open_file(qtbot, window, path)
+    window.show_pane(window.pane_names.index("search"))
+    window.activateWindow()
+    qtbot.keyClick(window, Qt.Key.Key_A, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    pane = window.plans
+    qtbot.waitUntil(lambda: pane.prompt is not None and pane.prompt.isVisible(), timeout=WAIT_MS)
+    assert window.tabs.currentIndex() == window.pane_names.index("plans")
+    qtbot.keyClicks(pane.prompt.text, "Since March, invoices for Acme go to Felix instead.")
+    pane.prompt.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "absorb", timeout=WAIT_MS)
+    [item] = pane.plan.items
+    assert (item.outcome, item.target_id, item.decided_by) == ("supersede", old.fact_id, "model")
