@@ -101,13 +101,20 @@ def replay(db: sqlite3.Connection, fact_id: int, when: float) -> Replay:
 
 def _written_by(fact_id: int, facts: dict[int, Fact], supersedes: list[tuple[int, int]], when: float) -> int:
     """The fact, or when it was not written yet, its newest older version that was: as of a moment
-    before fact 41 existed, its history is that of the version 41 later replaced."""
-    older = {new: old for new, old in supersedes}
-    seen = {fact_id}
-    while facts[fact_id].created_at > when and fact_id in older and older[fact_id] not in seen:
-        fact_id = older[fact_id]
-        seen.add(fact_id)
-    return fact_id
+    before fact 41 existed, its history is that of the version 41 later replaced (of several, as a
+    fact kept over a contradiction has, the newest written by then)."""
+    if facts[fact_id].created_at <= when:
+        return fact_id
+    older: dict[int, list[int]] = {}
+    for new, old in supersedes:
+        older.setdefault(new, []).append(old)
+    seen, frontier, written = {fact_id}, [fact_id], []
+    while frontier:
+        nxt = [old for fact in frontier for old in older.get(fact, ()) if old not in seen and old in facts]
+        seen.update(nxt)
+        written += [old for old in nxt if facts[old].created_at <= when]
+        frontier = [old for old in nxt if facts[old].created_at > when]
+    return max(written, key=lambda i: (facts[i].created_at, i)) if written else fact_id
 
 
 def _statuses(db: sqlite3.Connection, facts: dict[int, Fact], when: float) -> dict[int, str | None]:

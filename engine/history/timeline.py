@@ -151,7 +151,10 @@ def _joined(db: sqlite3.Connection, replaced_by: dict[int, int], facts: dict[int
     for _type, src, dst, at, plan_id in edges_of_types(db, ("supersedes",), sorted({n for n, _ in pairs})):
         if (src, dst) in pairs:
             born = facts[src].created_at
-            joined[src] = born if plan_id is not None and plan_id == facts[src].plan_id else max(born, at)
+            at = born if plan_id is not None and plan_id == facts[src].plan_id else max(born, at)
+            # a fact kept over a contradiction has a second older version from then; it joined the
+            # chain with its first
+            joined[src] = min(at, joined.get(src, at))
     return joined
 
 

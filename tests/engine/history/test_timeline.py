@@ -111,3 +111,9 @@ def test_a_fact_kept_over_its_contradiction_shows_every_older_version_in_every_r
     # before the resolution the rival was its own fact, and active
     before = memory.timeline_as_of(kept, start + 25 * DAY)  # the clock advances in days
     assert before.versions == [old, kept] and before.statuses[rival] == "active"
+    # before the kept fact was written, its history is its first older version's
+    earlier = memory.timeline_as_of(kept, start + 5 * DAY)
+    assert (earlier.versions, earlier.current) == ([old], old)
+    # the kept fact joined the chain when it replaced the first version, not when it was kept
+    joined = {v.fact.id: v.joined_at for v in line.versions}
+    assert joined[kept] == memory.facts([kept])[kept].created_at
