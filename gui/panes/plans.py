@@ -51,6 +51,10 @@ def _status_text(summary: PlanSummary) -> str:
     return summary.status
 
 
+def _items(count: int) -> str:
+    return f"{count} item{'s' * (count != 1)}"
+
+
 def _counts_text(counts: dict[str, int]) -> str:
     return ", ".join(f"{n} {outcome}" for outcome, n in sorted(counts.items())) or "empty"
 
@@ -262,10 +266,10 @@ class PlansPane(QWidget):
         if plan.applied:
             writable = sum(it.outcome != "rejected" for it in plan.items)
             status = (f"partly applied ({len(plan.applied_indexes)} of {writable} items went in)"
-                      if plan.partly_applied else f"applied ({len(plan.applied_indexes)} items)")
+                      if plan.partly_applied else f"applied ({_items(len(plan.applied_indexes))})")
             if plan.reverted_by is not None:
                 status += f", reverted by plan {plan.reverted_by}"
-        self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {len(plan.items)} items "
+        self.heading.setText(f"Plan {plan.id} · {plan.kind} · {status} · {_items(len(plan.items))} "
                              f"({_counts_text(plan.counts())}) · by {plan.actor}, {format_time(plan.created_at)}"
                              f"{decided}" + (f"\n{plan.note}" if plan.note else "")
                              + "".join(f"\ndamaged: {problem}" for problem in plan.damaged))
@@ -301,7 +305,9 @@ class PlansPane(QWidget):
         if item is None:
             self.why.setText("")
             return
-        self.why.setText(f"Item {item.index + 1} · {item.outcome} · why: "
+        # who decided and how close, here too: at most widths their columns are the first to go
+        similarity = "" if item.similarity is None else f", similarity {item.similarity:.2f}"
+        self.why.setText(f"Item {item.index + 1} · {item.outcome} · decided by {item.decided_by}{similarity} · why: "
                          + self.items.data(self.items.index(row, REASON_COLUMN)))
         text = (item.incoming or {}).get("text")
         target = item.target_id

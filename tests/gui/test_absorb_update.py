@@ -68,3 +68,7 @@ def test_the_absorb_dialog_opens_from_any_pane_with_its_shortcut(qtbot, window, 
     qtbot.waitUntil(lambda: pane.plan is not None and pane.plan.kind == "absorb", timeout=WAIT_MS)
     [item] = pane.plan.items
     assert (item.outcome, item.target_id, item.decided_by) == ("supersede", old.fact_id, "model")
+    pane.table.selectRow(0)
+    # decided-by is the first column to go at most widths: the line under the table says it
+    qtbot.waitUntil(lambda: "decided by model, similarity" in pane.why.text(), timeout=WAIT_MS)
+    assert "1 item (" in pane.heading.text()
