@@ -24,6 +24,7 @@ the honest held-out figure. Scored the way the hidden check scores:
     python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families tuning|held-out|fresh|fresh2|fresh3|all]
                                      [--write PAIRS.jsonl] [--json]
     python -m benchmarks.agent_pairs --imports   # issue 25's imports: contradictions planned
+    python -m benchmarks.agent_pairs --conversations   # LoCoMo's conversation notes: what gets flagged
 
 ``--write`` writes the pairs as JSONL ``{"id", "stored", "incoming", "label", "family"}``, the input of
 ``memlens classify --batch`` (which ignores the extra keys), so the hidden check's route can be run:
@@ -277,6 +278,29 @@ def imports() -> dict[str, dict[str, int]]:
     return found
 
 
+LOCOMO_NOTES = Path(__file__).resolve().parents[1].parent / "shared" / "eval" / "locomo" / "observations.jsonl"
+
+
+def conversation_notes(path: Path = LOCOMO_NOTES) -> dict[str, int]:
+    """Outcomes of importing each LoCoMo conversation's notes ("Caroline attended an LGBTQ support
+    group recently ...") into a memory of its own, planned, not applied. Nothing labels them, but two
+    notes of one conversation are nearly always two things said, so every contradict, supersede and
+    duplicate here is one a person would have to look at, and most are false."""
+    import tempfile as _tempfile
+    from engine import Memory
+    from engine.config import Settings
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    counts: Counter = Counter()
+    with _tempfile.TemporaryDirectory() as folder:
+        for conversation in sorted({r["conv_id"] for r in rows}):
+            source = Path(folder) / f"{conversation}.jsonl"
+            source.write_text("".join(json.dumps({"text": r["text"]}) + "\n" for r in rows
+                                      if r["conv_id"] == conversation), encoding="utf-8")
+            with Memory(Path(folder) / f"{conversation}.sqlite", Settings()) as memory:
+                counts.update(it.outcome for it in memory.import_file(source, dry_run=True).plan.items)
+    return {"notes": len(rows), **dict(sorted(counts.items()))}
+
+
 def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]], list[str]] | None = None) -> None:
     parser = argparse.ArgumentParser(description="Score the absorb classifier on generated agent-memory pairs.")
     parser.add_argument("--per-family", type=int, default=40, help="pairs per label per family")
@@ -289,11 +313,18 @@ def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]],
     parser.add_argument("--show", choices=LABELS, help="print the pairs of this label that went wrong")
     parser.add_argument("--imports", action="store_true",
                         help="plan issue 25's two imports (numbered subjects, log lines) and count outcomes")
+    parser.add_argument("--conversations", action="store_true",
+                        help="plan LoCoMo's conversation notes (../shared/eval/locomo) and count outcomes")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.imports:
         for name, counts in imports().items():
             print(f"{name}: {counts}")
+        return
+    if args.conversations:
+        if not LOCOMO_NOTES.is_file():
+            parser.error(f"LoCoMo's notes are not at {LOCOMO_NOTES}")
+        print(json.dumps(conversation_notes()))
         return
     if args.score:
         _score_files(*args.score)

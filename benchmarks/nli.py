@@ -47,7 +47,7 @@ from typing import Any, Iterable
 
 import numpy as np
 
-from engine.absorb.classify import Candidate, by_pair_model, classify, restatement_blocked
+from engine.absorb.classify import Candidate, by_pair_model, classify, one_value_apart, restatement_blocked
 from engine.absorb.conflict import conflict_cue, difference
 from engine.absorb.frame_contrast import compare
 from engine.absorb.pair_features import differing_words
@@ -105,6 +105,7 @@ class Features:
     frame_shared: np.ndarray  # a changed value said with the stored text's verb
     frame_cue: np.ndarray     # a negation or opposite: never a restatement
     model: np.ndarray         # the pair model's call where the frame reading left the pair: changed, same or ""
+    one_value: np.ndarray     # few enough words differ for a changed value or a restatement (classify.one_value_apart)
 
 
 def span_cosines(pairs: list[dict[str, Any]], cache: Path) -> np.ndarray:
@@ -161,7 +162,8 @@ def features(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray) ->
         different.append(difference(p["b"], p["a"]) is not None)
     return Features(cos, np.array(cue), np.array(residual), np.array(order), np.array(different),
                     np.array(frame, dtype=object), np.array(newer), np.array(shared), np.array(frame_cue),
-                    model_calls(pairs, cos, spans))
+                    model_calls(pairs, cos, spans),
+                    np.array([one_value_apart(p["a"], p["b"], Settings().memory) for p in pairs]))
 
 
 def predict(f: Features, s: MemorySettings) -> np.ndarray:
@@ -169,8 +171,9 @@ def predict(f: Features, s: MemorySettings) -> np.ndarray:
     allowed = np.where(f.cue == 2, 0, s.contradict_max_apart)
     close = f.cosine >= s.related_threshold
     reworded = np.where(f.frame_newer, s.change_reworded_threshold, s.contradict_reworded_threshold)
-    changed = (f.frame == "changed") & (f.cosine >= s.change_threshold) & (f.frame_shared | (f.cosine >= reworded))
-    restated = close & (f.frame == "same") & (f.cosine >= s.restate_threshold) & ~f.frame_cue
+    changed = (f.frame == "changed") & (f.cosine >= s.change_threshold) & (f.frame_shared | (f.cosine >= reworded)) \
+        & f.one_value
+    restated = close & (f.frame == "same") & (f.cosine >= s.restate_threshold) & ~f.frame_cue & f.one_value
     contra = (f.cosine >= s.contradict_threshold) & (f.cue > 0) & (f.residual <= allowed) & close & \
         (f.frame != "distinct")
     dup = ~contra & close & (f.cosine >= s.duplicate_threshold) & \
@@ -304,7 +307,8 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
 
 def _subset(f: Features, mask: np.ndarray) -> Features:
     return Features(f.cosine[mask], f.cue[mask], f.residual[mask], f.order[mask], f.different[mask],
-                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask], f.model[mask])
+                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask], f.model[mask],
+                    f.one_value[mask])
 
 
 def _print_block(title: str, block: dict[str, Any]) -> None:

@@ -19,12 +19,14 @@ only about the uncertain ones.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Protocol
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
-from engine.absorb.frames import frame
+from engine.absorb.frames import NEWER_WORDS, frame
+from engine.absorb.text_contrast import NEGATORS
 from engine.absorb.item_names import item_name
 from engine.absorb.text_contrast import contrast
 from engine.absorb.validation import Incoming
@@ -98,11 +100,38 @@ def _frames(item: Incoming, candidates: list[Candidate], floor: float) -> list[t
             if cand.cosine >= floor]
 
 
+# Words that say how a fact stands, not what it says: "no longer", "now", "since", "not".
+_MARKERS = NEWER_WORDS | NEGATORS | {"long", "longer", "more", "anymore"}
+
+
+_REPLACED = re.compile(r"\b(?:no longer|instead|any ?more|switched from|moved from|replaced)\b", re.IGNORECASE)
+
+
+def _says_replaced(text: str) -> bool:
+    return bool(_REPLACED.search(text)) or frame(text).replaced is not None
+
+
+def one_value_apart(stored: str, incoming: str, limits: MemorySettings) -> bool:
+    """A changed value, or the same one in other words, leaves the rest said alike: on at least one side at most
+    ``change_max_apart`` content words are its own (the value, maybe a word of the attribute), and at
+    most ``change_max_differing`` on both sides together.
+    Two statements about a person from a conversation ("Melanie values family time and finds it
+    special" / "Melanie values special moments with her kids and is grateful") differ in many on
+    both sides: another thing said, not a value replaced, nor the same fact restated (a duplicate
+    would drop the incoming text)."""
+    lost, gained = (len(set(words.split()) - _MARKERS) for words in differing_words(stored, incoming))
+    # An update that says the old value is gone often names it too ("no longer runs the old job; it
+    # runs the load tests"). "Recently", "since" and "now" do not earn that: in a conversation's notes
+    # they date an event ("recently took a writing class", "since childhood"), not a replaced value.
+    allowed = limits.change_max_differing + (2 if _says_replaced(incoming) else 0)
+    return min(lost, gained) <= limits.change_max_apart and lost + gained <= allowed
+
+
 def _changed(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision | None:
     """The nearest candidate whose frame is the incoming one's with another value: the same subject
     and attribute, a new value. Newer wording ("now", "moved to", "since ...") supersedes it."""
     for cand, read in _frames(item, candidates, limits.change_threshold):
-        if read.verdict != "changed":
+        if read.verdict != "changed" or not one_value_apart(cand.text, item.text, limits):
             continue
         if not read.shared_predicate and cand.cosine < (limits.change_reworded_threshold if read.newer
                                                         else limits.contradict_reworded_threshold):
@@ -131,7 +160,7 @@ def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySet
     agent's pairs. The newer wording is what an agent's update has and a headline lacks."""
     incoming = frame(item.text)
     for cand, read in _frames(item, candidates, limits.pair_floor):
-        if cand.spans is None or read.verdict == "distinct":
+        if cand.spans is None or read.verdict == "distinct" or not one_value_apart(cand.text, item.text, limits):
             continue
         stored = frame(cand.text)
         newer = read.newer or (incoming.newer and not stored.newer)
@@ -170,7 +199,8 @@ def _by_frame(item: Incoming, candidates: list[Candidate], limits: MemorySetting
         if read.verdict == "distinct":
             distinct.append(cand)
         elif read.verdict == "same" and cand.cosine >= limits.restate_threshold \
-                and not restatement_blocked(item.text, cand.text) and not _newer_words(read, cand.text, item.text):
+                and not restatement_blocked(item.text, cand.text) and not _newer_words(read, cand.text, item.text) \
+                and one_value_apart(cand.text, item.text, limits):
             return Decision("duplicate", cand, cand.cosine, "heuristic",
                             f"says the same as {cand.label} in other words (similarity {cand.cosine:.2f})",
                             certain=True), distinct

@@ -55,3 +55,16 @@ def test_scores_count_supersede_and_contradict_as_a_change_found() -> None:
     assert got["distinct_flagged"] == 0.5 and got["restatements_recognised"] == 0.5
     assert got["duplicate_precision"] == 1.0
     assert Pair("x", "f", "same", "a", "b").to_dict()["label"] == "same"
+
+
+def test_conversation_notes_are_planned_per_conversation_and_counted(tmp_path) -> None:
+    import json
+
+    from benchmarks.agent_pairs import conversation_notes
+    notes = tmp_path / "observations.jsonl"
+    rows = [("c1", "Caroline attended a pottery class last week."), ("c1", "Caroline adopted a cat named Oscar."),
+            ("c2", "Jon opened a dance studio downtown."), ("c2", "Jon opened a dance studio downtown.")]
+    notes.write_text("".join(json.dumps({"conv_id": c, "text": t}) + "\n" for c, t in rows), encoding="utf-8")
+    counts = conversation_notes(notes)
+    assert counts["notes"] == 4 and sum(v for k, v in counts.items() if k != "notes") == 4
+    assert counts.get("merged", 0) + counts.get("duplicate", 0) == 1  # the repeated note, within its conversation

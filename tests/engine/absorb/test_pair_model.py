@@ -20,7 +20,7 @@ from engine.config import Settings
 
 # Written for this test, in none of benchmarks/agent_families.py's families.
 UPDATES = [
-    ("Seating chart: Ines at bench 5.", "Ines moved over to bench 9 after the office move."),
+    ("Seating chart: Ines at bench 5.", "Ines moved to bench 9 after the office move."),
     ("Invoices for Acme go to Dana.", "Since March, invoices for Acme go to Felix instead."),
     ("Feed the cat twice a day.", "Feed the cat three times a day from now on."),
 ]
@@ -112,3 +112,23 @@ def test_the_training_script_writes_a_model_the_engine_can_use(tmp_path: Path) -
         odds = probabilities("Lena works at Brightline Labs.", "Lena now works at Corvid Systems.", 0.8, 0.5)
     assert set(odds) == set(CLASSES) and odds != probabilities(
         "Lena works at Brightline Labs.", "Lena now works at Corvid Systems.", 0.8, 0.5)
+
+
+def test_two_things_said_of_a_person_in_a_conversation_are_neither_a_change_nor_a_restatement(embedder) -> None:
+    """LoCoMo's conversation notes planned 648 contradictions, 60 supersedes and 29 duplicates in
+    1,487 facts, nearly all false: notes about one person differ in many words on both sides. (Some
+    still pass: "Melanie values family time ..." / "Melanie values special moments with her kids ..."
+    differ in three words a side and stay a contradiction.)"""
+    decided = _decide(embedder, [
+        ("Caroline attended an LGBTQ+ pride parade last week and felt a sense of belonging and happiness.",
+         "Caroline felt proud and grateful at the pride parade feeling accepted by the community."),
+        ("Melanie signed up for a pottery class and finds it therapeutic for self-expression and creativity.",
+         "Melanie is a big fan of pottery and finds it calming and creative."),
+        ("Caroline expresses appreciation for her friendship with Melanie.",
+         "Caroline appreciates seeing Melanie's love for her family and acknowledges that they are her rock."),
+    ])
+    assert [d.outcome for d in decided] == ["related"] * 3
+    # an update that says the old value is gone may name it as well
+    assert _decide(embedder, [("Build server number 41 handles the docs site build.",
+                               "Build server number 41 no longer runs the old job; it runs the load tests now.")]
+                   )[0].outcome == "supersede"
