@@ -113,6 +113,8 @@ class TimelinePane(QWidget):
     # -- loading ---------------------------------------------------------------------
     def show_fact(self, fact_id: int) -> None:
         self.fact_id = fact_id
+        if self.jump.text().strip().lstrip("#") != str(fact_id):
+            self.jump.setText(str(fact_id))  # the box says which fact is shown, however it was chosen
         self.heading.setText(f"Loading the timeline of fact {fact_id}…")
         self.session.call(lambda m: (m.timeline(fact_id), len(m.timeline_as_of(fact_id).open_contradictions)),
                           lambda found: self._show(*found), lane="timeline", label="Loading timeline",

@@ -131,6 +131,7 @@ def test_after_resolving_the_past_still_shows_the_pair_open(qtbot, window, demo_
     assert _listed(timeline) == [30, 12]
     # the heading no longer counts the resolved pair as waiting (seen in the real-window walk)
     assert "1 contradiction (0 open)" in timeline.heading.text()
+    assert timeline.jump.text() == "12"  # the id box says which fact is shown, even when chosen elsewhere
 
 
 def _cli_says(capsys, path, fact_id: int, when: float) -> dict:
