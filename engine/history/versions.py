@@ -15,6 +15,9 @@ import sqlite3
 from dataclasses import dataclass
 from typing import Iterable
 
+from engine.store.edges import supersedes_touching
+from engine.store.records import created_times
+
 MAX_VERSIONS = 10_000  # a guard against edges written by hand into a huge component
 
 
@@ -68,7 +71,8 @@ def ordered(ids: set[int], supersedes: Iterable[tuple[int, int]], created: dict[
             waiting[successor] -= 1
             if waiting[successor] == 0:
                 heapq.heappush(ready, key[successor])
-    order += sorted((i for i in ids if i not in set(order)), key=key.__getitem__)  # a cycle's members
+    placed = set(order)
+    order += sorted((i for i in ids if i not in placed), key=key.__getitem__)  # a cycle's members
     return Versions(order, newer)
 
 
@@ -76,9 +80,8 @@ def versions_of(db: sqlite3.Connection, fact_id: int) -> Versions:
     """The versions of ``fact_id`` as stored now."""
     found, frontier, pairs = {fact_id}, {fact_id}, set()
     while frontier and len(found) < MAX_VERSIONS:
-        marks = ",".join("?" * len(frontier))
-        rows = db.execute(f"SELECT src_id, dst_id FROM edges WHERE type = 'supersedes' "
-                          f"AND (src_id IN ({marks}) OR dst_id IN ({marks}))", [*frontier, *frontier]).fetchall()
+        rows = [pair for start in range(0, len(frontier), 500)
+                for pair in supersedes_touching(db, sorted(frontier)[start:start + 500])]
         frontier = set()
         for new, old in rows:
             pairs.add((new, old))
@@ -86,6 +89,4 @@ def versions_of(db: sqlite3.Connection, fact_id: int) -> Versions:
                 if end not in found:
                     found.add(end)
                     frontier.add(end)
-    marks = ",".join("?" * len(found))
-    created = dict(db.execute(f"SELECT id, created_at FROM facts WHERE id IN ({marks})", list(found)).fetchall())
-    return ordered(found, sorted(pairs), created)
+    return ordered(found, sorted(pairs), created_times(db, found))

@@ -17,6 +17,13 @@ def newer_version(db: sqlite3.Connection, fact_id: int) -> int | None:
     return None if row is None else row[0]
 
 
+def supersedes_touching(db: sqlite3.Connection, ids: Collection[int]) -> list[tuple[int, int]]:
+    """(newer, older) of the supersedes edges with either end in ``ids``."""
+    marks = ",".join("?" * len(ids))
+    return db.execute(f"SELECT src_id, dst_id FROM edges WHERE type = 'supersedes' "
+                      f"AND (src_id IN ({marks}) OR dst_id IN ({marks}))", [*ids, *ids]).fetchall()
+
+
 def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
     """The fact ``fact_id`` superseded (the first such edge), if any."""
     row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
