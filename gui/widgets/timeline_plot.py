@@ -25,6 +25,7 @@ RELATED = "#3b6fb6"
 # above, so versions written minutes apart on a months-long axis do not print over each other.
 LABEL_ROWS = ((0.5, 1.3), (0.5, -0.3), (0.5, 2.4))
 LABEL_GAP_PX = 6
+SAME_LANE_TICK = 0.3  # half the height of a link drawn between two versions of one lane, in lanes
 
 
 def lanes_of(line: Timeline, with_related: bool) -> list[tuple[str, list[Version]]]:
@@ -116,8 +117,14 @@ class TimelinePlot(pg.PlotWidget):
             if link.src not in self._lane_of or link.dst not in self._lane_of:
                 continue
             colour = CONTRADICT if link.type == "contradicts" else RELATED
-            edge = pg.PlotDataItem([link.created_at, link.created_at], [self._lane_of[link.src], self._lane_of[link.dst]],
+            ends = [self._lane_of[link.src], self._lane_of[link.dst]]
+            if ends[0] == ends[1]:
+                # both facts became versions of one chain (a contradiction resolved by keeping one side):
+                # a tick across the lane, not a line of no height
+                ends = [ends[0] - SAME_LANE_TICK, ends[0] + SAME_LANE_TICK]
+            edge = pg.PlotDataItem([link.created_at, link.created_at], ends,
                                    pen=pg.mkPen(colour, width=2, style=Qt.PenStyle.DashLine))
+            edge.setProperty("link", (link.type, link.src, link.dst))
             self._add(edge)
 
     def _draw_labels(self, lanes: list[tuple[str, list[Version]]]) -> None:

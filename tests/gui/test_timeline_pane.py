@@ -132,6 +132,12 @@ def test_after_resolving_the_past_still_shows_the_pair_open(qtbot, window, demo_
     # the heading no longer counts the resolved pair as waiting (seen in the real-window walk)
     assert "1 contradiction (0 open)" in timeline.heading.text()
     assert timeline.jump.text() == "12"  # the id box says which fact is shown, even when chosen elsewhere
+    # the resolved pair now lies in one lane; its contradiction is drawn across the lane, not as a line
+    # of no height
+    [tick] = [item for item in timeline.plot.listDataItems() if item.property("link") == ("contradicts", 30, 12)
+              or item.property("link") == ("contradicts", 12, 30)]
+    _xs, ys = tick.getData()
+    assert ys[1] - ys[0] > 0.5
 
 
 def _cli_says(capsys, path, fact_id: int, when: float) -> dict:
