@@ -65,6 +65,7 @@ class MemorySettings:
     # on the fresh2 families with the model trained without them (changes found 0.511 at floor 0.45,
     # 0.522 at 0.35 and 0.30; probabilities 0.5-0.8 within 0.03 of each other).
     pair_change_probability: float = 0.7
+    pair_floor: float = 0.35
     # A changed value (rules or model) differs in at most change_max_apart content words on one side
     # at least, and change_max_differing on both together. Of the changes found in the generated agent
     # pairs 96 % differ in 3 or fewer on one side and 97 % in 7 or fewer together; of the contradictions
@@ -73,7 +74,6 @@ class MemorySettings:
     # in 8 or more together.
     change_max_apart: int = 3
     change_max_differing: int = 7
-    pair_floor: float = 0.35
     # Nearest facts compared with an incoming one: 8 so that the old version of a changed fact is
     # among them when other facts of the same shape are close too.
     candidates: int = 8
@@ -204,7 +204,8 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "cosine_weight", "bm25_weight", "freshness_rate", "freshness_floor", "duplicate_threshold",
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
         "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
-        "pair_change_probability", "pair_floor", "context_weight", "voice_weight", "answer_kind_weight", "text_match_share",
+        "pair_change_probability", "pair_floor", "context_weight", "voice_weight", "answer_kind_weight",
+        "text_match_share",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "change_max_apart"): (0, 1000),

@@ -26,13 +26,12 @@ from typing import Protocol
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
 from engine.absorb.frames import NEWER_WORDS, frame
-from engine.absorb.text_contrast import NEGATORS
 from engine.absorb.item_names import item_name
-from engine.absorb.text_contrast import contrast
-from engine.absorb.validation import Incoming
-from engine.config import MemorySettings
 from engine.absorb.pair_features import differing_words, joins_clauses, opens_with_anyone
 from engine.absorb.pair_model import probabilities
+from engine.absorb.text_contrast import NEGATORS, contrast
+from engine.absorb.validation import Incoming
+from engine.config import MemorySettings
 from engine.store.records import normalise_text
 
 
@@ -102,8 +101,6 @@ def _frames(item: Incoming, candidates: list[Candidate], floor: float) -> list[t
 
 # Words that say how a fact stands, not what it says: "no longer", "now", "since", "not".
 _MARKERS = NEWER_WORDS | NEGATORS | {"long", "longer", "more", "anymore"}
-
-
 _REPLACED = re.compile(r"\b(?:no longer|instead|any ?more|switched from|moved from|replaced)\b", re.IGNORECASE)
 
 
@@ -112,9 +109,9 @@ def _says_replaced(text: str) -> bool:
 
 
 def one_value_apart(stored: str, incoming: str, limits: MemorySettings) -> bool:
-    """A changed value, or the same one in other words, leaves the rest said alike: on at least one side at most
-    ``change_max_apart`` content words are its own (the value, maybe a word of the attribute), and at
-    most ``change_max_differing`` on both sides together.
+    """A changed value, or the same one in other words, leaves the rest said alike: on at least one
+    side at most ``change_max_apart`` content words are its own (the value, maybe a word of the
+    attribute), and at most ``change_max_differing`` on both sides together.
     Two statements about a person from a conversation ("Melanie values family time and finds it
     special" / "Melanie values special moments with her kids and is grateful") differ in many on
     both sides: another thing said, not a value replaced, nor the same fact restated (a duplicate
@@ -159,13 +156,16 @@ def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySet
     events one changed value or the same fact, and no gate kept those apart without losing the
     agent's pairs. The newer wording is what an agent's update has and a headline lacks."""
     incoming = frame(item.text)
+    if incoming.scene or opens_with_anyone(item.text) or joins_clauses(item.text):
+        return None
     for cand, read in _frames(item, candidates, limits.pair_floor):
-        if cand.spans is None or read.verdict == "distinct" or not one_value_apart(cand.text, item.text, limits):
+        if cand.spans is None or read.verdict == "distinct":
             continue
         stored = frame(cand.text)
-        newer = read.newer or (incoming.newer and not stored.newer)
-        if not newer or stored.scene or incoming.scene or any(opens_with_anyone(t) or joins_clauses(t)
-                                                             for t in (cand.text, item.text)):
+        # cheapest first: most pairs are not said to be newer, and the model is not asked about them
+        if not (read.newer or (incoming.newer and not stored.newer)) or stored.scene \
+                or opens_with_anyone(cand.text) or joins_clauses(cand.text) \
+                or not one_value_apart(cand.text, item.text, limits):
             continue
         odds = probabilities(cand.text, item.text, cand.cosine, cand.spans.cosine(cand.text, item.text))
         if odds["changed"] >= limits.pair_change_probability:

@@ -17,13 +17,13 @@ MODEL_FILE = ("models", "pair-classifier.txt")
 CLASSES = ("changed", "distinct", "same")  # the order the model was trained with
 
 
-_override: list[Any] = []  # a model in use instead of the shipped one (benchmarks retrain per fold)
+_override: list[Any] = []  # a model in use instead of the shipped one (a freshly trained one, in its test)
 
 
 @contextmanager
 def using(booster: Any) -> Iterator[None]:
-    """Classify with ``booster`` (a ``lightgbm.Booster``) inside the block: a benchmark scoring a
-    model trained without the pairs it scores."""
+    """Classify with ``booster`` (a ``lightgbm.Booster``) inside the block: a model just trained by
+    ``benchmarks/pair_model_training.py``, tried before it replaces the shipped one."""
     _override.append(booster)
     try:
         yield

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from engine.store.edges import supersedes_touching
-from engine.store.records import created_times
+from engine.store.records import fact_columns
 
 MAX_VERSIONS = 10_000  # a guard against edges written by hand into a huge component
 
@@ -89,4 +89,5 @@ def versions_of(db: sqlite3.Connection, fact_id: int) -> Versions:
                 if end not in found:
                     found.add(end)
                     frontier.add(end)
-    return ordered(found, sorted(pairs), created_times(db, found))
+    created = {fact: row["created_at"] for fact, row in fact_columns(db, found, "created_at").items()}
+    return ordered(found, sorted(pairs), created)

@@ -163,17 +163,6 @@ def _fact_from_tuple(row: tuple) -> Fact:
     return Fact(*values, damaged=damaged)
 
 
-def created_times(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, float]:
-    """Each fact's ``created_at`` (ids not in the file are left out)."""
-    wanted = list(dict.fromkeys(int(i) for i in ids))
-    found: dict[int, float] = {}
-    for start in range(0, len(wanted), 500):
-        chunk = wanted[start:start + 500]
-        found.update(db.execute(f"SELECT id, created_at FROM facts WHERE id IN ({','.join('?' * len(chunk))})",
-                                chunk).fetchall())
-    return found
-
-
 def load_facts(db: sqlite3.Connection, ids: Iterable[int]) -> dict[int, Fact]:
     wanted = [check_id(i, "a fact id") for i in dict.fromkeys(int(i) for i in ids)]
     cursor = db.cursor()
