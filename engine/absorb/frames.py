@@ -78,7 +78,8 @@ _TIME_WORDS = frozenset("""last next this past week weeks month months year year
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
-                 ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"), ("went", "from"))
+                 ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"),
+                 ("went", "from"))
 _PHRASES_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     first: tuple(p for p in NEWER_PHRASES if p[0] == first) for first in {p[0] for p in NEWER_PHRASES}}
 

@@ -1,4 +1,4 @@
-"""What a stored fact and an incoming one share and where they differ, as numbers a linear model reads.
+"""What a stored fact and an incoming one share and where they differ, as numbers the pair model reads.
 
 The frame reading (``frame_contrast``) decides a pair when its parse of both texts holds; on shapes
 it was not written for ("Seating plan: Aiko at desk 4B", "Jonas is vegetarian" with an unknown
@@ -16,7 +16,9 @@ from functools import lru_cache
 import numpy as np
 
 from engine.absorb.frame_contrast import compare
-from engine.absorb.frames import SUBORDINATORS, _is_anchor, _kind, _lemma, frame, fronting  # noqa: PLC2701 - one reading of words
+# one reading of words for the frames and the features: the frame reader's own helpers
+from engine.absorb.frames import (SUBORDINATORS, _CLAUSE_COMMA, _is_anchor, _kind, _lemma,  # noqa: PLC2701
+                                  frame, fronting)
 from engine.absorb.text_contrast import FUNCTION_WORDS, NEGATORS, NUMBER_WORDS
 
 _WORD = re.compile(r"[\w$€£#][\w'’.:/@+-]*\w|[\w$€£#]", re.UNICODE)
@@ -89,9 +91,6 @@ def _first_difference(own: list[str], other: set[str]) -> float:
     return 1.0
 
 
-_CLAUSE_COMMA = re.compile(r",(?!\d)")
-
-
 def joins_clauses(text: str) -> bool:
     """More than one statement: a subordinate clause ("which ...", "because ..."), a parenthesis,
     or a clause set apart by a comma (only a phrase set in front may have one: "Since March, ...")."""
@@ -161,7 +160,8 @@ def features(stored: str, incoming: str, cosine: float, span_cosine: float) -> n
         float(not lost_anchors and not gained_anchors and bool(lost or gained)),
         span_cosine, span_cosine * span_cosine, float(bool(lost) and bool(gained)),
         float(a.scene or b.scene), float(a.compound or b.compound),
-        float(opens_with_anyone(stored) or opens_with_anyone(incoming)), min(len(wa.lemmas) + len(wb.lemmas), 60) / 60,
+        float(opens_with_anyone(stored) or opens_with_anyone(incoming)),
+        min(len(wa.lemmas) + len(wb.lemmas), 60) / 60,
         float(any(anchor not in NUMBER_WORDS for anchor in shared_anchors)),
     ]
     return np.asarray(values, dtype=np.float64)

@@ -24,13 +24,6 @@ def supersedes_touching(db: sqlite3.Connection, ids: Collection[int]) -> list[tu
                       f"AND (src_id IN ({marks}) OR dst_id IN ({marks}))", [*ids, *ids]).fetchall()
 
 
-def older_version(db: sqlite3.Connection, fact_id: int) -> int | None:
-    """The fact ``fact_id`` superseded (the first such edge), if any."""
-    row = db.execute("SELECT dst_id FROM edges WHERE src_id = ? AND type = 'supersedes' ORDER BY id LIMIT 1",
-                     (fact_id,)).fetchone()
-    return None if row is None else row[0]
-
-
 MAX_WALK = 100_000  # facts visited looking for a cycle; a real chain of versions is a handful
 
 

@@ -147,7 +147,9 @@ class TimelinePlot(pg.PlotWidget):
             return
         lanes: dict[int, list[tuple[float, pg.TextItem]]] = {}
         for label, x, lane in self._labels:
-            label.setText(label.property("caption"))
+            caption = label.property("caption")
+            if label.textItem.toPlainText() != caption:  # runs on each pan and zoom step: touch only what changed
+                label.setText(caption)
             label.setVisible(True)
             lanes.setdefault(lane, []).append((x, label))
         for entries in lanes.values():
