@@ -45,6 +45,8 @@ _YEAR = re.compile(r"^(1[89]|20)\d\d$")
 # What follows a numbered name: a verb ("holds", "failed") or one of these; never a unit of the number.
 _LABEL_PREDICATES = frozenset("is are was were has have had will would can could does did should must may "
                               "might".split())
+# ... or what the numbered thing is about: "Note 7 about the build queue" (a note of an agent's log).
+_LABEL_TOPICS = frozenset("about regarding concerning".split())
 _QUANTITY_WORDS = frozenset("""years months weeks days hours minutes seconds times percent people persons
     items units pieces kg km cm mm lbs miles euros dollars pounds points steps reps calories beds rooms""".split())
 _NUMERIC = re.compile(r"^[$€£]?\d+(?:[.,]\d+)*(?:st|nd|rd|th|s|k|m|%)?%?$")
@@ -260,8 +262,9 @@ def subject_label(text: str) -> tuple[str, str] | None:
     """The numbered name a text opens on ("Shelf 0 holds ..." -> ("shelf", "0")), or None.
 
     A number after the opening word names what the sentence is about only when a predicate follows
-    it ("Shelf 0 holds", "Pallet 7 is", "Build 41 failed"). Otherwise it is a value: "Age 34.",
-    "Height 180 cm", "Sleeps 8 hours" (an opening verb), "Deadline 2026 for ..." (a year).
+    it ("Shelf 0 holds", "Pallet 7 is", "Build 41 failed") or what it is about ("Note 7 about ...").
+    Otherwise it is a value: "Age 34.", "Height 180 cm", "Sleeps 8 hours" (an opening verb),
+    "Deadline 2026 for ..." (a year).
     """
     opening = []
     for match in _TOKEN.finditer(text):
@@ -276,7 +279,7 @@ def subject_label(text: str) -> tuple[str, str] | None:
     if (not kind.isalpha() or kind.endswith("s") or kind in FUNCTION_WORDS or kind in NUMBER_WORDS
             or kind in DATE_WORDS or _YEAR.match(number) or after in _QUANTITY_WORDS):
         return None
-    if after in _LABEL_PREDICATES or (after.isalpha() and after.endswith(("s", "ed"))):
+    if after in _LABEL_PREDICATES or after in _LABEL_TOPICS or (after.isalpha() and after.endswith(("s", "ed"))):
         return kind, number
     return None
 

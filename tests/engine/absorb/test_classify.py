@@ -40,6 +40,8 @@ def _outcome(stored: str, incoming: str, cosine: float = 0.9) -> tuple[str, str]
     ("Shelf 0 holds spare fuses.", "Shelf 1 holds spare fuses.", "related", "another subject: shelf 1 / shelf 0"),
     ("Pallet 0 is parked at dock 4.", "Pallet 1 is parked at dock 5.", "related", "pallet 1 / pallet 0"),
     ("The build #41 is not green.", "The build #42 is green.", "related", "build 42 / build 41"),
+    # seen in the real-window walk: a log of numbered notes put each one in the contradiction queue
+    ("Note 1 about the build queue.", "Note 2 about the build queue.", "related", "note 2 / note 1"),
     # ... while the same name with another value is still a disagreement, and a later number is a value.
     ("Pallet 7 is parked at dock 4.", "Pallet 7 is parked at dock 5.", "contradict", "number: 5 vs 4"),
     ("Roadside bomb kills 10 civilians.", "Roadside bomb kills 5 civilians.", "contradict", "number: 5 vs 10"),
