@@ -101,7 +101,15 @@ class TimelinePane(QWidget):
     def _forget(self) -> None:
         self.fact_id = None
         self.jump.clear()
+        self._to_now()
         self._show(None)
+
+    def _to_now(self) -> None:
+        """Another fact or another file opens at "now": a moment kept from the last one showed an
+        old current version under a heading that counted today's versions."""
+        self.slider.blockSignals(True)
+        self.slider.setValue(STEPS)
+        self.slider.blockSignals(False)
 
     def _store_changed(self, record: ChangeRecord | None) -> None:
         if self.fact_id is None:
@@ -112,6 +120,8 @@ class TimelinePane(QWidget):
 
     # -- loading ---------------------------------------------------------------------
     def show_fact(self, fact_id: int) -> None:
+        if fact_id != self.fact_id:
+            self._to_now()
         self.fact_id = fact_id
         if self.jump.text().strip().lstrip("#") != str(fact_id):
             self.jump.setText(str(fact_id))  # the box says which fact is shown, however it was chosen

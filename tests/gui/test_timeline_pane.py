@@ -220,3 +220,16 @@ def test_versions_written_a_minute_apart_get_labels_that_do_not_overlap(qtbot, w
     labels = shown_labels(pane)
     assert [label.toPlainText() for label in labels][-1] == "v4–v8 (5 close together)"
     assert len(labels) == 4 and not overlapping(labels)
+
+
+def test_another_fact_opens_at_now_not_at_the_moment_the_last_one_was_left(qtbot, window, demo_copy) -> None:
+    """Seen in the real-window walk: the slider kept its place, so the next fact showed an old
+    current version under a heading that counted today's versions."""
+    open_file(qtbot, window, demo_copy)
+    pane = _timeline(qtbot, window, HELIX)
+    first = pane.line.versions[0].fact.created_at
+    _as_of(qtbot, pane, first + 1)
+    assert pane.slider.value() < pane.slider.maximum()
+    pane = _timeline(qtbot, window, CONTRADICTED)
+    assert pane.slider.value() == pane.slider.maximum() and pane.as_of_label.text() == "as of now"
+    assert pane.replay.current == pane.line.versions[-1].fact.id
