@@ -42,6 +42,10 @@ def _per_size(store: Path, work: Path, size: int, check: bool, queries: list[str
     with speed.open_memory(copy, embedder) as memory:
         log(f"search at {size:,}: {len(queries) * reps.search_rounds} queries, engine only and end to end")
         figures: dict[str, Any] = speed.search_figures(memory, queries, vectors, reps)
+    if check:  # where the top 10 is checked: the pass reads 20 facts' texts, whatever the store's size
+        log(f"the cross-encoder's pass at {size:,}: {reps.cross_encoder} searches")
+        figures["cross_encoder_ms"] = speed.cross_encoder_figure(copy, embedder, queries, vectors, reps)
+    with speed.open_memory(copy, embedder) as memory:
         if check:
             log(f"correctness at {size:,}: engine top-10 vs the reference on {reps.correctness} queries")
             checked = {"size": size, **speed.correctness(memory, queries[:reps.correctness],

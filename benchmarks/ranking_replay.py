@@ -176,6 +176,16 @@ def _bm25(shape: Shape, limits) -> list[tuple[np.ndarray, np.ndarray]]:
     return found
 
 
+class _ShapeUnpickler(pickle.Unpickler):
+    """Reads a shape pickled by ``python -m benchmarks.ranking_replay`` (its classes then live in
+    ``__main__``) from any other module too."""
+
+    def find_class(self, module: str, name: str) -> Any:
+        if module == "__main__" and name in ("Shape", "Prepared"):
+            return globals()[name]
+        return super().find_class(module, name)
+
+
 def load_shapes(cache: Path, names: tuple[str, ...] = SHAPES, log: Callable[[str], None] = print) -> list[Shape]:
     """Every shape with its vectors and BM25, from ``cache`` or worked out and kept there."""
     from benchmarks.vector_cache import CachedEmbedder
@@ -187,7 +197,7 @@ def load_shapes(cache: Path, names: tuple[str, ...] = SHAPES, log: Callable[[str
         path = cache / f"replay-{name}.pkl"
         if path.is_file():
             with path.open("rb") as handle:
-                shape = pickle.load(handle)
+                shape = _ShapeUnpickler(handle).load()
             shape.bm25_by_budget, shape.cache = {}, cache
             shapes.append(shape)
             continue
@@ -280,6 +290,11 @@ def _get(v: Variant, name: str, default: float = 0.0) -> float:
 
 def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
     """Every question's ranked ids under variant ``v``."""
+    return [list(dict.fromkeys(p.shape.ids[i] for i in rows)) for rows, _ in rank_rows(p, v, top_k)]
+
+
+def rank_rows(p: Prepared, v: Variant, top_k: int = 10) -> list[tuple[np.ndarray, np.ndarray]]:
+    """Every question's ``top_k`` facts (indexes into the shape) under variant ``v``, with their scores."""
     shape = p.shape
     runs = []
     cw, bw = _get(v, "cosine_weight"), _get(v, "bm25_weight")
@@ -337,8 +352,8 @@ def rank(p: Prepared, v: Variant, top_k: int = 10) -> list[list[str]]:
             lent_a = np.where(p.after >= 0, lent[np.maximum(p.after, 0)], 0.0)
             score = full + ctx_q * gain * np.maximum(lent_b, lent_a)
         sub = score[m]
-        top = m[np.argsort(-sub, kind="stable")[:top_k]]
-        runs.append(list(dict.fromkeys(shape.ids[i] for i in top)))
+        order = np.argsort(-sub, kind="stable")[:top_k]
+        runs.append((m[order], sub[order]))
     return runs
 
 

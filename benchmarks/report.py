@@ -30,6 +30,7 @@ ROWS: list[tuple[str, str]] = [
     ("reabsorb_100_known_ms", "re-absorb 100 known facts (ms per batch)"),
     ("search_engine_ms", "search, engine only (ms)"),
     ("search_e2e_ms", "search, end to end (ms)"),
+    ("cross_encoder_ms", "search's cross-encoder pass, 20 hits re-read (ms, on top of the search)"),
     ("cold_start_engine_s", "cold start: open + first search, vector given (s)"),
     ("cold_start_no_cache_s", "first open of the file: index built from SQLite + first search, vector given (s)"),
     ("cold_start_e2e_s", "cold start: open + model load + first search (s)"),

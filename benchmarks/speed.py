@@ -18,13 +18,14 @@ import subprocess
 import sys
 import time
 from contextlib import closing
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
 from engine import Memory, Settings, fixed_clock
+from engine.config import CROSS_ENCODER_DEPTH, CROSS_ENCODER_ENV
 from engine.models.embeddings import Embedder
 from engine.search.fts import RAREST_STRETCH, TermCounts, match_expression
 from engine.search.hybrid import match_budget
@@ -51,15 +52,17 @@ class Reps:
     search_rounds: int = 2
     cold: int = 3
     correctness: int = 100
+    cross_encoder: int = 100
 
     def fresh_needed(self) -> int:
         return self.warmup + self.absorb_b1 + 100 * (self.warmup_batches + self.absorb_b100)
 
 
 FULL = Reps()
-QUICK = Reps(warmup=3, absorb_b1=60, absorb_b100=5, e2e_b1=30, e2e_b100=3, reabsorb=15, search_rounds=1, cold=1)
+QUICK = Reps(warmup=3, absorb_b1=60, absorb_b100=5, e2e_b1=30, e2e_b100=3, reabsorb=15, search_rounds=1, cold=1,
+             cross_encoder=30)
 SMOKE = Reps(warmup=1, warmup_batches=0, absorb_b1=3, absorb_b100=1, e2e_b1=2, e2e_b100=1, reabsorb=2,
-             search_rounds=1, cold=1, correctness=10)
+             search_rounds=1, cold=1, correctness=10, cross_encoder=2)
 
 
 def summary(samples_ns: Sequence[float], per_unit_ns: float) -> dict[str, float]:
@@ -91,8 +94,12 @@ def copy_store(source: Path, target: Path) -> Path:
     return target
 
 
-def open_memory(path: Path, embedder: Embedder) -> Memory:
-    return Memory(path, Settings(), clock=fixed_clock(NOW), actor="bench", embedder=embedder)
+def open_memory(path: Path, embedder: Embedder, cross_encoder_depth: int = 0) -> Memory:
+    """The memory as the benchmarks time it: search figures are the engine's own ranking, so the
+    cross-encoder's second pass is off unless asked for (its cost is its own row, ``cross_encoder_figure``)."""
+    settings = Settings()
+    settings = replace(settings, memory=replace(settings.memory, cross_encoder_depth=cross_encoder_depth))
+    return Memory(path, settings, clock=fixed_clock(NOW), actor="bench", embedder=embedder)
 
 
 # -- absorb -------------------------------------------------------------------------
@@ -160,6 +167,16 @@ def search_figures(memory: Memory, queries: list[str], vectors: np.ndarray, reps
     return {"search_engine_ms": summary(engine, 1e6), "search_e2e_ms": summary(e2e, 1e6)}
 
 
+def cross_encoder_figure(path: Path, embedder: Embedder, queries: list[str], vectors: np.ndarray,
+                         reps: Reps) -> dict[str, float]:
+    """ms of the cross-encoder's pass alone (``Timing.rerank_ms``) at the shipped depth, per search."""
+    with open_memory(path, embedder, Settings().memory.cross_encoder_depth or CROSS_ENCODER_DEPTH) as memory:
+        memory.warm_up(wait=True)
+        pairs = list(zip(queries, vectors))[: reps.warmup + reps.cross_encoder]
+        spent = [memory.search_timed(q, query_vector=v)[1].rerank_ms for q, v in pairs]
+    return summary([ms * 1e6 for ms in spent[reps.warmup:]], 1e6)
+
+
 CHILD = r"""
 import json, resource, sys, time
 t0 = time.perf_counter_ns()
@@ -191,8 +208,10 @@ def _median(values: list[float | None]) -> float | None:
 
 
 def _cold_run(store: Path, mode: str, query: str, vector_file: Path) -> dict[str, Any]:
+    # Cold start is the engine's open and first search: without the cross-encoder pass, as every search figure.
     done = subprocess.run([*SPAWN, sys.executable, "-c", CHILD, str(store), mode, query, str(vector_file),
-                           str(NOW)], capture_output=True, text=True, check=True)
+                           str(NOW)], capture_output=True, text=True, check=True,
+                          env={**os.environ, CROSS_ENCODER_ENV: "0"})
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -9,14 +9,34 @@ from __future__ import annotations
 
 import ipaddress
 import math
+import os
 import re
 import tomllib
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
 from engine.errors import MemLensError
 from engine.safe_names import shown_name
+
+
+CROSS_ENCODER_DEPTH = 20
+CROSS_ENCODER_ENV = "MEMLENS_CROSS_ENCODER_DEPTH"
+
+
+def _cross_encoder_depth() -> int:
+    """``MEMLENS_CROSS_ENCODER_DEPTH`` when set (0 turns the pass off for every memory a process opens
+    without a config file saying otherwise: a slow machine, a test suite), else ``CROSS_ENCODER_DEPTH``."""
+    raw = os.environ.get(CROSS_ENCODER_ENV)
+    if raw is None or not raw.strip():
+        return CROSS_ENCODER_DEPTH
+    try:
+        depth = int(raw)
+    except ValueError:
+        raise MemLensError(f"{CROSS_ENCODER_ENV}={shown_name(raw)} is not a whole number") from None
+    if not 0 <= depth <= 1000:
+        raise MemLensError(f"{CROSS_ENCODER_ENV}={depth} is outside 0..1000")
+    return depth
 
 
 @dataclass(frozen=True)
@@ -127,6 +147,12 @@ class MemorySettings:
     # 0.706 -> 0.707, packs 0.8612 -> 0.8615, mixed 0.842 -> 0.843, pooled 0.610 -> 0.620; LongMemEval's pool
     # 0.712 -> 0.718 (hit@5 0.836 -> 0.845). Lifting capitalised names for "where" / "who" measured lower.
     answer_kind_weight: float = 0.25
+    # A cross-encoder reads the question with each of the first cross_encoder_depth hits and re-orders them
+    # by (1 - w) x score / best score + w x sigmoid(its logit), w = cross_encoder_weight
+    # (engine/search/cross_rerank.py); cross_encoder_tokens word pieces per pair. 0: off.
+    cross_encoder_depth: int = field(default_factory=_cross_encoder_depth)
+    cross_encoder_weight: float = 0.25
+    cross_encoder_tokens: int = 256
     rerank: bool = False
     # A vector index of at least this many rows is saved beside the memory file
     # (``<file>.vector-cache``) and loaded from there on the next open instead of rebuilt (0: never).
@@ -205,12 +231,15 @@ RANGES: dict[tuple[str, str], tuple[float, float]] = {
         "consolidate_threshold", "contradict_threshold", "related_threshold", "change_threshold",
         "change_reworded_threshold", "contradict_reworded_threshold", "restate_threshold",
         "pair_change_probability", "pair_floor", "context_weight", "voice_weight", "answer_kind_weight",
+        "cross_encoder_weight",
         "text_match_share",
         "reinforce_gain", "confidence_cap", "archive_below")},
     ("memory", "candidates"): (1, 1000),
     ("memory", "change_max_apart"): (0, 1000),
     ("memory", "change_max_differing"): (0, 1000),
     ("memory", "candidate_pool"): (1, 1_000_000),
+    ("memory", "cross_encoder_depth"): (0, 1000),
+    ("memory", "cross_encoder_tokens"): (16, 512),
     ("memory", "bm25_power"): (0.1, 10.0),
     ("memory", "text_match_budget"): (0, 1_000_000_000),
     ("memory", "text_match_ceiling"): (0, 1_000_000_000),
@@ -301,7 +330,8 @@ def _section(cls: type, raw: Any, name: str) -> Any:
     for key, value in raw.items():
         if key not in known:
             raise MemLensError(f"config: unknown key {shown_name(key)} in [{name}]")
-        default = known[key].default
+        field_ = known[key]
+        default = field_.default_factory() if field_.default is MISSING else field_.default  # type: ignore[misc]
         expected = type(default)
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)

@@ -134,6 +134,7 @@ class Memory:
         start building the text index (front ends call it right after opening, while a person is
         still reading); ``wait`` also waits for the text index (benchmarks, tests)."""
         self.embed(["warm up"])  # the model first: its load peaks ~50 MB above where it settles
+        self.finder.cross.preload(self.context.settings.memory)
         # The saved index's file is read without the store's guard (seconds at 1M), so a text-first
         # search from another thread meanwhile is answered at once.
         self.index.preload()

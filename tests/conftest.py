@@ -14,6 +14,9 @@ import pytest
 
 # The GUI tests render offscreen; set before any QApplication exists.
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+# Search's cross-encoder pass costs ~0.1-0.5 s a search: tests not about it run without it (subprocesses
+# inherit this); tests/engine/search/test_cross_rerank.py and the faces' tests of it turn it on.
+os.environ["MEMLENS_CROSS_ENCODER_DEPTH"] = "0"
 
 from engine import Memory, Settings, fixed_clock, parse_time
 from engine.models.embeddings import shared_embedder

@@ -11,7 +11,7 @@ from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
 ROOT = Path(__file__).resolve().parents[1]
-PASSED_ON = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH")
+PASSED_ON = ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH", "MEMLENS_CROSS_ENCODER_DEPTH")
 
 
 async def over_mcp(db: Path, script: Callable[[ClientSession], Awaitable[Any]], *options: str) -> Any:

@@ -251,6 +251,9 @@ class Hit:
     voice: float = 1.0
     # ... and for carrying the kind of answer the question asks for (engine/search/question_kind.py; 1: nothing).
     answer_kind: float = 1.0
+    # The cross-encoder's logit for this fact and the question, when its pass re-ordered the hit
+    # (engine/search/cross_rerank.py; None: no such pass).
+    cross_encoder: float | None = None
 
     def to_dict(self) -> dict[str, Any]:
         f = self.fact
@@ -260,6 +263,7 @@ class Hit:
                 "confidence": round(f.confidence, 4), "effective_confidence": round(self.effective_confidence, 4),
                 "scope": f.scope, "kind": f.kind, "status": f.status, "tags": f.tags,
                 "created_at": format_time(f.created_at), "sources": f.sources,
+                **({"cross_encoder": round(self.cross_encoder, 4)} if self.cross_encoder is not None else {}),
                 **({"damaged": f.damaged} if f.damaged else {})}
 
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from engine.errors import InvalidInput
 from engine.models.llm import LLMClient
-from engine.search import browse, rerank
+from engine.search import browse, cross_rerank, rerank
 from engine.search.hybrid import Hit, Searcher, SearchFilters
 from engine.search.index_sync import IndexSync
 from engine.search.text_first import text_only_hits
@@ -24,6 +24,7 @@ MAX_QUERY_CHARS = 4000
 class SearchService:
     def __init__(self, ctx: Context, index: IndexSync, llm: Callable[[], LLMClient]) -> None:
         self._ctx, self._index, self._llm = ctx, index, llm
+        self.cross = cross_rerank.CrossReranker()
 
     def search(self, query: str, *, top_k: int = 10, filters: SearchFilters | None = None,
                query_vector: np.ndarray | None = None, count_access: bool = True) -> list[Hit]:
@@ -57,15 +58,20 @@ class SearchService:
             index = self._index.ready()
             if len(vector) != index.dim:
                 raise InvalidInput(f"query vector has {len(vector)} dimensions; this memory uses {index.dim}")
+            pool = max(rerank.pool_size(limits, llm, top_k),
+                       limits.cross_encoder_depth if cross_rerank.enabled(limits) else 0)
             hits = Searcher(ctx.store.db, index, limits, self._index.text()).search(
-                query, vector, rerank.pool_size(limits, llm, top_k), filters, ctx.clock())
-            hits = rerank.rerank(limits, llm, query, hits, top_k)
+                query, vector, pool, filters, ctx.clock())
             searched = time.perf_counter()
+            hits = self.cross.rerank(limits, query, hits)
+            reordered = time.perf_counter()
+            hits = rerank.rerank(limits, llm, query, hits, top_k)
             # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
             if count_access:
                 ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
-        return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started))
+        return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started),
+                            rerank_ms=(reordered - searched) * 1000 if cross_rerank.enabled(limits) else None)
 
     def vectors_ready(self) -> bool:
         """Whether a hybrid search would start at once: the embedding model and the vector index are loaded."""
@@ -85,16 +91,20 @@ class SearchService:
 
 @dataclass(frozen=True)
 class Timing:
-    """Milliseconds: embedding the query, the engine-only search (index, BM25, ranking, any rerank),
-    and the whole call."""
+    """Milliseconds: embedding the query, the engine-only search (index, BM25, ranking), the
+    cross-encoder's pass when it is on (``rerank_ms``, None when off), and the whole call (with any
+    LLM re-rank)."""
     embed_ms: float
     search_ms: float
     total_ms: float
     text_only: bool = False  # answered by the text alone: the vectors were still loading (``text_first``)
+    rerank_ms: float | None = None
 
     def to_dict(self) -> dict[str, float | bool]:
         found: dict[str, float | bool] = {"embed_ms": round(self.embed_ms, 3), "search_ms": round(self.search_ms, 3),
                                           "total_ms": round(self.total_ms, 3)}
+        if self.rerank_ms is not None:
+            found["rerank_ms"] = round(self.rerank_ms, 3)
         return {**found, "text_only": True} if self.text_only else found
 
 

@@ -90,8 +90,11 @@ def explain(hit: Hit, rank: int, cosine_weight: float, bm25_weight: float, conte
     voice = f" × voice {hit.voice:.2f}" if hit.voice != 1.0 else ""  # who speaks, for a question about the asker
     # Carrying the kind of answer asked for (a time for "when", a number for "how many").
     voice += f" × answer kind {hit.answer_kind:.2f}" if hit.answer_kind != 1.0 else ""
+    # The cross-encoder's second pass read this hit with the question and moved it by its logit.
+    reread = f" · re-read with the question: {hit.cross_encoder:+.2f}" if hit.cross_encoder is not None else ""
     return (f"#{rank} · fact {hit.fact.id} · ({cosine_weight:g}×cosine {hit.cosine:.3f} + {bm25_weight:g}×BM25 "
-            f"{hit.bm25:.3f} = {blend:.3f}) × freshness {hit.freshness:.2f}{voice}{context} = score {hit.score:.3f}")
+            f"{hit.bm25:.3f} = {blend:.3f}) × freshness {hit.freshness:.2f}{voice}{context} = score {hit.score:.3f}"
+            f"{reread}")
 
 
 class ResultsModel(QAbstractTableModel):

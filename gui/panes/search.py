@@ -335,5 +335,6 @@ def _timing_text(timing: Timing | None) -> str:
     """Where a search's time went, as the engine measured it (the query's embedding, then the search)."""
     if timing is None:
         return ""
+    reread = "" if timing.rerank_ms is None else f", re-reading the best hits {timing.rerank_ms:.0f}"
     return (f"  ·  {timing.total_ms:.0f} ms: embedding the query {timing.embed_ms:.1f}, "
-            f"search {timing.search_ms:.1f}")
+            f"search {timing.search_ms:.1f}{reread}")

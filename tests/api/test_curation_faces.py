@@ -89,7 +89,8 @@ def test_an_agent_curates_over_http(server: str, seeded, db_path: Path, embedder
 async def _session(db: Path, script: Any) -> Any:
     params = StdioServerParameters(
         command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", str(db), *NOW, "mcp"],
-        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH") if k in os.environ})
+        cwd=str(ROOT), env={k: os.environ[k] for k in ("XDG_DATA_HOME", "XDG_CONFIG_HOME", "PATH", "MEMLENS_CROSS_ENCODER_DEPTH")
+             if k in os.environ})
     async with stdio_client(params) as (read, write):
         async with ClientSession(read, write) as session:
             info = await session.initialize()

@@ -57,3 +57,16 @@ def test_explanation_names_the_voice_factor_when_it_applies(memory: Memory) -> N
     assert "answer kind" not in explain(hit, 1, 0.7, 0.3)
     hit.answer_kind = 1.25
     assert "× voice 1.25 × answer kind 1.25" in explain(hit, 1, 0.7, 0.3)
+
+
+def test_explanation_and_timing_say_when_the_cross_encoder_reread_a_hit(memory: Memory) -> None:
+    from gui.panes.search import _timing_text
+    from engine.search.service import Timing
+
+    memory.absorb(["I adopted a beagle puppy and named her Luna."])
+    hit = memory.search("puppy", top_k=1)[0]
+    assert hit.cross_encoder is None and "re-read" not in explain(hit, 1, 0.7, 0.3)  # the pass is off here
+    hit.cross_encoder = 4.5
+    assert explain(hit, 1, 0.7, 0.3).endswith("re-read with the question: +4.50")
+    assert "re-reading" not in _timing_text(Timing(5.0, 2.0, 8.0))
+    assert _timing_text(Timing(5.0, 2.0, 130.0, rerank_ms=120.0)).endswith("re-reading the best hits 120")

@@ -90,7 +90,7 @@ def run_mcp(db: str, body: Callable[[Any], None]) -> None:
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
     params = StdioServerParameters(command=sys.executable, args=["-m", "engine.faces.cli.main", "--db", db, "mcp"], cwd=str(ROOT),
-                                   env={k: v for k, v in os.environ.items() if k.startswith(("XDG_", "PATH", "HOME"))})
+                                   env={k: v for k, v in os.environ.items() if k.startswith(("XDG_", "PATH", "HOME", "MEMLENS_CROSS"))})
 
     async def main() -> None:
         async with stdio_client(params) as (read, write):

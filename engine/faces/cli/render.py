@@ -91,8 +91,9 @@ def search_results(hits: list[Hit], as_json: bool, timing: Any = None) -> None:
         print(f"{f.id:>6} {h.score:6.3f} {h.cosine:5.2f} {h.bm25:5.2f} {h.freshness:5.2f} "
               f"{h.effective_confidence:5.2f}  {f.scope:<5} {f.kind:<15} {_clip(f.text, width)}")
     if timing is not None:
-        print(f"({len(hits)} hits; embedding the query {timing.embed_ms:.1f} ms, search {timing.search_ms:.1f} ms, "
-              f"total {timing.total_ms:.1f} ms)")
+        reordered = "" if timing.rerank_ms is None else f", cross-encoder {timing.rerank_ms:.1f} ms"
+        print(f"({len(hits)} hits; embedding the query {timing.embed_ms:.1f} ms, search {timing.search_ms:.1f} ms"
+              f"{reordered}, total {timing.total_ms:.1f} ms)")
 
 
 _LINE_BREAKS = str.maketrans({ch: f"\\x{ord(ch):02x}" for ch in (*map(chr, range(32)), "\x7f", "\x85")}

@@ -1,0 +1,81 @@
+"""The local second pass of search: a cross-encoder re-orders the first hits (no LLM, no network).
+
+The hybrid score ranks a question against each fact embedded alone; the cross-encoder
+(engine/models/cross_encoder.py) reads the question and a fact together. The first
+``cross_encoder_depth`` hits are re-ordered by
+
+    (1 - w) · score / best score + w · sigmoid(logit),   w = cross_encoder_weight,
+
+so a hit the cross-encoder finds no answer in moves down, and the engine's own order still counts
+(w = 1 would be the cross-encoder's order alone). Hits past the depth keep their places. The depth
+and weight were chosen on held-out folds (docs/benchmarks.md, "A cross-encoder's second pass").
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from dataclasses import replace
+
+import numpy as np
+
+from engine.config import MemorySettings
+from engine.errors import EmbeddingUnavailable
+from engine.models.cross_encoder import CrossEncoder, shared_cross_encoder
+from engine.search.hybrid import Hit
+
+log = logging.getLogger(__name__)
+
+
+def enabled(limits: MemorySettings) -> bool:
+    return limits.cross_encoder_depth > 1
+
+
+def reordered(hits: list[Hit], logits: np.ndarray, weight: float) -> list[Hit]:
+    """The first ``len(logits)`` hits re-ordered by the mix above (ties keep the engine's order), each
+    carrying its logit; the rest as they were."""
+    head = len(logits)
+    if head == 0:
+        return hits
+    best = max(hits[0].score, 1e-9)
+    mixed = [(1 - weight) * h.score / best + weight / (1 + np.exp(-float(x))) for h, x in zip(hits, logits)]
+    order = sorted(range(head), key=lambda k: -mixed[k])
+    return [replace(hits[k], cross_encoder=float(logits[k])) for k in order] + hits[head:]
+
+
+class CrossReranker:
+    """Loads the model on first use (or ``preload``), once; a model that cannot load leaves every
+    search in the engine's order and is reported once in the log."""
+
+    def __init__(self) -> None:
+        self._model: CrossEncoder | None = None
+        self._failed: str | None = None
+        self._lock = threading.Lock()
+
+    def preload(self, limits: MemorySettings) -> None:
+        if enabled(limits):
+            self._loaded(limits)
+
+    @property
+    def unavailable(self) -> str | None:
+        """Why the model could not load (None: it loaded, or was never needed)."""
+        return self._failed
+
+    def _loaded(self, limits: MemorySettings) -> CrossEncoder | None:
+        with self._lock:
+            if self._model is None and self._failed is None:
+                try:
+                    self._model = shared_cross_encoder(limits.cross_encoder_tokens)
+                except EmbeddingUnavailable as err:
+                    self._failed = str(err)
+                    log.warning("search keeps its own order: %s", err)
+            return self._model
+
+    def rerank(self, limits: MemorySettings, query: str, hits: list[Hit]) -> list[Hit]:
+        if not enabled(limits) or len(hits) < 2:
+            return hits
+        model = self._loaded(limits)
+        if model is None:
+            return hits
+        head = hits[: limits.cross_encoder_depth]
+        return reordered(hits, model.scores(query, [h.fact.text for h in head]), limits.cross_encoder_weight)
