@@ -134,13 +134,14 @@ class Memory:
         start building the text index (front ends call it right after opening, while a person is
         still reading); ``wait`` also waits for the text index (benchmarks, tests)."""
         self.embed(["warm up"])  # the model first: its load peaks ~50 MB above where it settles
-        self.finder.cross.preload(self.context.settings.memory)
         # The saved index's file is read without the store's guard (seconds at 1M), so a text-first
         # search from another thread meanwhile is answered at once.
         self.index.preload()
         with self.store.guard():
             self.index.ready()
             self.index.text(wait=wait)
+        # Last (~0.4 s): hybrid search is ready first; a search meanwhile waits for the re-ranker.
+        self.finder.cross.preload(self.context.settings.memory)
 
     def pace_background(self, wait: Callable[[], None]) -> None:
         """``wait()`` is called between the chunks of work this memory does in threads of its own

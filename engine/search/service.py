@@ -62,12 +62,15 @@ class SearchService:
                        limits.cross_encoder_depth if cross_rerank.enabled(limits) else 0)
             hits = Searcher(ctx.store.db, index, limits, self._index.text()).search(
                 query, vector, pool, filters, ctx.clock())
-            searched = time.perf_counter()
-            hits = self.cross.rerank(limits, query, hits)
-            reordered = time.perf_counter()
-            hits = rerank.rerank(limits, llm, query, hits, top_k)
-            # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
-            if count_access:
+        searched = time.perf_counter()
+        # The second passes read only the hits' texts, so the store is not held while a model (or an LLM)
+        # takes its tenths of a second: another thread's read or write goes on meanwhile.
+        hits = self.cross.rerank(limits, query, hits)
+        reordered = time.perf_counter()
+        hits = rerank.rerank(limits, llm, query, hits, top_k)
+        # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
+        if count_access:
+            with ctx.store.guard(reads_first=False):
                 ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
         return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started),
