@@ -8,6 +8,7 @@ config dir. A missing file means defaults; a malformed one is a user error.
 from __future__ import annotations
 
 import ipaddress
+import logging
 import math
 import os
 import re
@@ -33,9 +34,12 @@ def _cross_encoder_depth() -> int:
     try:
         depth = int(raw)
     except ValueError:
-        raise MemLensError(f"{CROSS_ENCODER_ENV}={shown_name(raw)} is not a whole number") from None
+        depth = -1
     if not 0 <= depth <= 1000:
-        raise MemLensError(f"{CROSS_ENCODER_ENV}={depth} is outside 0..1000")
+        # Settings are made everywhere (every open, the GUI's start): a bad variable must not stop them.
+        logging.getLogger(__name__).warning("%s=%s is not a whole number in 0..1000; using %d", CROSS_ENCODER_ENV,
+                                            shown_name(raw), CROSS_ENCODER_DEPTH)
+        return CROSS_ENCODER_DEPTH
     return depth
 
 
@@ -221,6 +225,7 @@ class Settings:
     http: HTTPSettings = field(default_factory=HTTPSettings)
 
 
+_FACTORY_TYPES = {"int": int}  # annotations of fields whose default comes from a factory (annotations are strings)
 _UNIT = (0.0, 1.0)
 # (section, key) -> inclusive (low, high): a value outside makes no sense to the engine (a
 # negative candidate count, a threshold above 1, a port beyond 65535) and is refused on load,
@@ -331,8 +336,8 @@ def _section(cls: type, raw: Any, name: str) -> Any:
         if key not in known:
             raise MemLensError(f"config: unknown key {shown_name(key)} in [{name}]")
         field_ = known[key]
-        default = field_.default_factory() if field_.default is MISSING else field_.default  # type: ignore[misc]
-        expected = type(default)
+        # A default made at run time (read from the environment) is a whole number; its type is not asked of it.
+        expected = type(field_.default) if field_.default is not MISSING else _FACTORY_TYPES[field_.type]
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if expected is tuple and isinstance(value, list):

@@ -14,7 +14,7 @@ from engine.errors import Conflict, InvalidInput
 from engine.search.hybrid import Hit
 from engine.store.context import Context
 from engine.store.journal import changes_between, high_water
-from engine.store.records import load_facts
+from engine.store.records import Fact, load_facts
 
 RELEVANT_K = 10
 # Search always returns its top k, however weak; a snapshot lists only hits that share a word
@@ -74,7 +74,14 @@ class AgentFiles:
             found = snapshots.load_frozen(ctx.store.db, session_id)
             if found is not None:
                 return found
-            draft = self._compose(session_id, query, max_chars, with_profile)
+        # The search outside the store's guard: its second pass takes tenths of a second, in which other
+        # threads' reads and writes go on. Frozen meanwhile by another thread or process: that one stands.
+        hits = self._relevant(query)
+        with ctx.store.guard():
+            found = snapshots.load_frozen(ctx.store.db, session_id)
+            if found is not None:
+                return found
+            draft = self._compose(session_id, query, max_chars, hits, with_profile)
             with ctx.store.transaction() as db:
                 created = snapshots.freeze(db, draft, ctx.actor)
                 if created:
@@ -85,14 +92,17 @@ class AgentFiles:
         ctx = self._ctx
         max_chars = ctx.settings.memory.snapshot_max_chars if max_chars is None else max_chars
         query, max_chars = snapshots.check_request(None, query, max_chars, preview=True)
+        hits = self._relevant(query)
         with ctx.store.guard():
-            return self._compose(None, query, max_chars)
+            return self._compose(None, query, max_chars, hits)
 
-    def _compose(self, session_id: str | None, query: str | None, max_chars: int,
+    def _relevant(self, query: str | None) -> list[Fact]:
+        hits = self._search(query, top_k=RELEVANT_K) if query else []
+        return [h.fact for h in hits if h.bm25 > 0 or h.cosine >= RELEVANT_MIN_COSINE]
+
+    def _compose(self, session_id: str | None, query: str | None, max_chars: int, relevant: list[Fact],
                  with_profile: bool = True) -> Snapshot:
         now = self._ctx.clock()
-        hits = self._search(query, top_k=RELEVANT_K) if query else []
-        relevant = [h.fact for h in hits if h.bm25 > 0 or h.cosine >= RELEVANT_MIN_COSINE]
         db = self._ctx.store.db
         todo_ids, recent_ids = snapshots.open_todos(db, now), snapshots.recent(db, now)
         facts = load_facts(db, [*todo_ids, *recent_ids])

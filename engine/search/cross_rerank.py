@@ -28,6 +28,7 @@ log = logging.getLogger(__name__)
 
 
 def enabled(limits: MemorySettings) -> bool:
+    """Depth 0 is off; so is 1, which would re-order nothing."""
     return limits.cross_encoder_depth > 1
 
 
@@ -50,6 +51,7 @@ class CrossReranker:
     def __init__(self) -> None:
         self._model: CrossEncoder | None = None
         self._failed: str | None = None
+        self._run_failed: str | None = None  # the first failure of a model run, logged once
         self._lock = threading.Lock()
 
     def preload(self, limits: MemorySettings) -> None:
@@ -78,4 +80,11 @@ class CrossReranker:
         if model is None:
             return hits
         head = hits[: limits.cross_encoder_depth]
-        return reordered(hits, model.scores(query, [h.fact.text for h in head]), limits.cross_encoder_weight)
+        try:
+            logits = model.scores(query, [h.fact.text for h in head])
+        except Exception as err:  # onnxruntime and tokenizers raise their own types; never fail a search
+            if self._run_failed is None:
+                self._run_failed = f"{type(err).__name__}: {str(err)[:200]}"
+                log.warning("the re-ranking model failed; this search keeps its own order: %s", self._run_failed)
+            return hits
+        return reordered(hits, logits, limits.cross_encoder_weight)

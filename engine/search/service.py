@@ -67,7 +67,7 @@ class SearchService:
         # takes its tenths of a second: another thread's read or write goes on meanwhile.
         hits = self.cross.rerank(limits, query, hits)
         reordered = time.perf_counter()
-        hits = rerank.rerank(limits, llm, query, hits, top_k)
+        hits = rerank.rerank(limits, llm, query, hits[: rerank.pool_size(limits, llm, top_k)], top_k)
         # Access counters feed gc; they are telemetry, written in batches (engine/store/reads.py).
         if count_access:
             with ctx.store.guard(reads_first=False):

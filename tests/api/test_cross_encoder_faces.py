@@ -4,6 +4,7 @@ rest), the answer first, and its own time in the answer's timing."""
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from mcp import ClientSession
 from starlette.testclient import TestClient
 
 from engine import Memory, Settings
-from engine.config import CROSS_ENCODER_DEPTH, CROSS_ENCODER_ENV
+from engine.config import CROSS_ENCODER_DEPTH, CROSS_ENCODER_ENV, settings_from_dict
 from engine.errors import MemLensError
 from engine.faces.http import create_app
 from tests.cli.conftest import Run, run  # noqa: F401  (the CLI fixture, used here too)
@@ -28,15 +29,22 @@ def pass_on(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(CROSS_ENCODER_ENV)
 
 
-def test_on_by_default_and_the_environment_can_turn_it_off(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_on_by_default_and_the_environment_can_turn_it_off(monkeypatch: pytest.MonkeyPatch,
+                                                           caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.delenv(CROSS_ENCODER_ENV)
     assert Settings().memory.cross_encoder_depth == CROSS_ENCODER_DEPTH > 1
     monkeypatch.setenv(CROSS_ENCODER_ENV, "0")
     assert Settings().memory.cross_encoder_depth == 0
-    for bad in ("ten", "-1", "5000", "1e3"):
+    for bad in ("ten", "-1", "5000", "1e3"):  # a bad variable never stops an open: the default, and a warning
         monkeypatch.setenv(CROSS_ENCODER_ENV, bad)
-        with pytest.raises(MemLensError, match=CROSS_ENCODER_ENV):
-            Settings()
+        with caplog.at_level(logging.WARNING, logger="engine.config"):
+            assert Settings().memory.cross_encoder_depth == CROSS_ENCODER_DEPTH
+        assert CROSS_ENCODER_ENV in caplog.text
+        caplog.clear()
+    # A config file's value wins over the variable, bad or not.
+    assert settings_from_dict({"memory": {"cross_encoder_depth": 5}}).memory.cross_encoder_depth == 5
+    with pytest.raises(MemLensError, match="cross_encoder_depth must be int"):
+        settings_from_dict({"memory": {"cross_encoder_depth": "5"}})
 
 
 def test_cli_search_single_and_batch(pass_on, run: Run, tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ def test_explanation_and_timing_say_when_the_cross_encoder_reread_a_hit(memory: 
 
     memory.absorb(["I adopted a beagle puppy and named her Luna."])
     hit = memory.search("puppy", top_k=1)[0]
-    assert hit.cross_encoder is None and "re-read" not in explain(hit, 1, 0.7, 0.3)  # the pass is off here
+    assert hit.cross_encoder is None and "re-read" not in explain(hit, 1, 0.7, 0.3)  # a hit the pass did not read
     hit.cross_encoder = 4.5
     assert explain(hit, 1, 0.7, 0.3).endswith("re-read with the question: +4.50")
     assert "re-reading" not in _timing_text(Timing(5.0, 2.0, 8.0))

@@ -74,6 +74,28 @@ def test_a_model_that_cannot_load_leaves_search_in_its_own_order(db_path, clock,
     assert _texts(hits)[0] == STUFFED and all(h.cross_encoder is None for h in hits)
 
 
+def test_a_question_longer_than_the_model_reads_is_cut_not_refused(db_path, clock, embedder) -> None:
+    pasted = "I was thinking about our trip to Lyon and what time the early train leaves. " * 40  # ~3,000 chars
+    with _open(db_path, clock, embedder, depth=10) as memory:
+        memory.absorb([{"text": t} for t in [STUFFED, ANSWER, *OTHERS]])
+        hits, timing = memory.search_timed(pasted, top_k=5)
+    assert len(hits) == 5 and all(h.cross_encoder is not None for h in hits) and timing.rerank_ms > 0
+
+
+def test_scores_come_back_in_the_order_given_across_several_model_runs() -> None:
+    from engine.models.cross_encoder import PAIRS_PER_RUN, shared_cross_encoder
+
+    fillers = [f"Note {k}: the {'quarterly ' * (k % 7)}planning review for team {k} is in room {k + 100}."
+               for k in range(40)]
+    assert len(fillers) > 2 * PAIRS_PER_RUN  # three runs, the last one short
+    model = shared_cross_encoder()
+    for at in (0, 21, 39):
+        texts = [*fillers[:at], ANSWER, *fillers[at + 1:]]
+        found = model.scores(QUESTION, texts)
+        assert len(found) == 40 and int(np.argmax(found)) == at
+        assert np.array_equal(found, model.scores(QUESTION, texts))  # the same hits, the same logits
+
+
 def _hit(fact_id: int, score: float) -> Hit:
     return Hit(SimpleNamespace(id=fact_id, text=f"fact {fact_id}"), score, 0.5, 0.0, 1.0, 0.9)  # the mix reads scores only
 
@@ -91,9 +113,7 @@ def test_the_mix_weighs_the_engine_score_against_the_logit() -> None:
 
 def test_off_means_the_model_is_never_loaded() -> None:
     reranker = CrossReranker()
-    limits = Settings().memory
-    assert limits.cross_encoder_depth == 0 or limits.cross_encoder_depth > 1
-    off = replace(limits, cross_encoder_depth=0)
+    off = replace(Settings().memory, cross_encoder_depth=0)
     reranker.preload(off)
     hits = [_hit(1, 1.0), _hit(2, 0.5)]
     assert reranker.rerank(off, "anything", hits) is hits
