@@ -185,7 +185,8 @@ class SearchPane(QWidget):
         self.status.setText((f"{len(hits)} result{'s' * (len(hits) != 1)}" +
                              (f" (top {TOP_K})" if len(hits) == TOP_K else "") if hits else
                              "No facts match. Try fewer words, or include more statuses.") +
-                            (TEXT_ONLY_NOTE if self.text_only else _timing_text(timing)))
+                            (TEXT_ONLY_NOTE if self.text_only else
+                             _timing_text(timing, sum(h.cross_encoder is not None for h in hits))))
         self._after_results()
 
     def _vectors_ready(self) -> None:
@@ -331,10 +332,12 @@ def _order_text(order_by: str, descending: bool) -> str:
     return f"by {names.get(order_by, order_by)}, {'descending' if descending else 'ascending'}"
 
 
-def _timing_text(timing: Timing | None) -> str:
-    """Where a search's time went, as the engine measured it (the query's embedding, then the search)."""
+def _timing_text(timing: Timing | None, reread: int = 0) -> str:
+    """Where a search's time went, as the engine measured it (the query's embedding, the search, and the
+    cross-encoder's pass, which re-orders the first ``reread`` hits: their scores need not descend)."""
     if timing is None:
         return ""
-    reread = "" if timing.rerank_ms is None else f", re-reading the best hits {timing.rerank_ms:.0f}"
+    reread = "" if timing.rerank_ms is None else \
+        f", re-ordering the best {reread or 'hits'} by re-reading them {timing.rerank_ms:.0f}"
     return (f"  ·  {timing.total_ms:.0f} ms: embedding the query {timing.embed_ms:.1f}, "
             f"search {timing.search_ms:.1f}{reread}")

@@ -68,5 +68,5 @@ def test_explanation_and_timing_say_when_the_cross_encoder_reread_a_hit(memory: 
     assert hit.cross_encoder is None and "re-read" not in explain(hit, 1, 0.7, 0.3)  # a hit the pass did not read
     hit.cross_encoder = 4.5
     assert explain(hit, 1, 0.7, 0.3).endswith("re-read with the question: +4.50")
-    assert "re-reading" not in _timing_text(Timing(5.0, 2.0, 8.0))
-    assert _timing_text(Timing(5.0, 2.0, 130.0, rerank_ms=120.0)).endswith("re-reading the best hits 120")
+    assert "re-reading" not in _timing_text(Timing(5.0, 2.0, 8.0), 0)
+    assert _timing_text(Timing(5.0, 2.0, 130.0, rerank_ms=120.0), 20).endswith("re-ordering the best 20 by re-reading them 120")
