@@ -30,7 +30,9 @@ import numpy as np
 from benchmarks.ranking_replay import Prepared, hits, load_shapes, prepare, rank_rows, recalls
 from engine.models.cross_encoder import shared_cross_encoder
 
-Variant = tuple[int, float]  # (how many leading facts are re-ordered, the cross-encoder's weight); (0, 0): none
+# (how many leading facts are re-ordered, the cross-encoder's weight, whether a fact whose pair was cut
+# keeps its own score in the cross-encoder's part); (0, 0, False): none
+Variant = tuple[int, float, bool]
 
 
 def cross_scores(p: Prepared, runs: list[tuple[np.ndarray, np.ndarray]], depth: int, max_tokens: int,
@@ -55,34 +57,48 @@ def cross_scores(p: Prepared, runs: list[tuple[np.ndarray, np.ndarray]], depth: 
     return [found[k][: len(runs[k][0])] for k in range(len(qids))], seconds
 
 
+def cut_pairs(p: Prepared, runs: list[tuple[np.ndarray, np.ndarray]], max_tokens: int) -> list[np.ndarray]:
+    """Per question, which of its facts the cross-encoder read only in part (the pair was cut)."""
+    model = shared_cross_encoder(max_tokens)
+    return [np.asarray(model.cut(q["text"], [p.shape.texts[i] for i in rows]), bool)
+            for q, (rows, _) in zip(p.shape.questions, runs)]
+
+
 def reordered(p: Prepared, runs: list[tuple[np.ndarray, np.ndarray]], logits: list[np.ndarray],
-              variant: Variant) -> list[list[str]]:
+              variant: Variant, cuts: list[np.ndarray] | None = None) -> list[list[str]]:
     """Every question's ranked ids with its first ``n`` facts re-ordered by the variant's mix."""
-    n, weight = variant
+    n, weight, trust_whole_only = variant
     ranked = []
-    for (rows, scores), logit in zip(runs, logits):
+    for k, ((rows, scores), logit) in enumerate(zip(runs, logits)):
         rows = rows.copy()
         head = min(n, len(rows))
         if head > 1:
             own = scores[:head] / max(float(scores[0]), 1e-9)
-            mixed = (1 - weight) * own + weight / (1 + np.exp(-logit[:head].astype(np.float64)))
+            read = 1 / (1 + np.exp(-logit[:head].astype(np.float64)))
+            if trust_whole_only and cuts is not None:
+                read = np.where(cuts[k][:head], own, read)
+            mixed = (1 - weight) * own + weight * read
             rows[:head] = rows[:head][np.argsort(-mixed, kind="stable")]
         ranked.append(list(dict.fromkeys(p.shape.ids[i] for i in rows)))
     return ranked
 
 
 def variants(depth: int) -> dict[str, Variant]:
-    grid: dict[str, Variant] = {"shipped": (0, 0.0)}
-    for n in (10, 15, 20, 30):
-        if n <= depth:
-            for weight in (0.25, 0.5, 0.75, 1.0):
-                grid[f"first {n}, w {weight}"] = (n, weight)
+    grid: dict[str, Variant] = {"shipped": (0, 0.0, False)}
+    for whole_only in (False, True):
+        for n in (10, 15, 20, 30):
+            if n <= depth:
+                for weight in (0.1, 0.15, 0.25, 0.5, 0.75, 1.0):
+                    grid[f"first {n}, w {weight}" + (", cut pairs keep their score" if whole_only else "")] = \
+                        (n, weight, whole_only)
     return grid
 
 
 def cross_validate(prepared: list[Prepared], runs: list[list], logits: list[list], grid: dict[str, Variant],
-                   folds: int) -> dict[str, Any]:
-    ranked = {name: [reordered(p, r, lg, v) for p, r, lg in zip(prepared, runs, logits)] for name, v in grid.items()}
+                   folds: int, cuts: list[list[np.ndarray]] | None = None) -> dict[str, Any]:
+    cuts = cuts or [None] * len(prepared)
+    ranked = {name: [reordered(p, r, lg, v, c) for p, r, lg, c in zip(prepared, runs, logits, cuts)]
+              for name, v in grid.items()}
     per = {name: [recalls(p.shape, rs) for p, rs in zip(prepared, r)] for name, r in ranked.items()}
     per_hits = {name: [hits(p.shape, rs) for p, rs in zip(prepared, r)] for name, r in ranked.items()}
     fold_of = [np.asarray([q["fold"] for q in p.shape.questions]) for p in prepared]
@@ -124,7 +140,8 @@ def main() -> None:
     scored = [cross_scores(p, r, args.depth, args.max_tokens, args.cache) for p, r in zip(prepared, runs)]
     logits = [lg for lg, _ in scored]
     grid = variants(args.depth)
-    result = cross_validate(prepared, runs, logits, grid, args.folds)
+    cuts = [cut_pairs(p, r, args.max_tokens) for p, r in zip(prepared, runs)]
+    result = cross_validate(prepared, runs, logits, grid, args.folds, cuts)
     print(f"folds chose: {result['choices']}")
     print("| shape | questions | shipped recall@5 (hit@5) | held out recall@5 (hit@5) | best in sample | "
           "cross-encoder s / question |")

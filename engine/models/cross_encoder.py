@@ -106,6 +106,11 @@ class CrossEncoder:
         return found
 
 
+    def cut(self, question: str, texts: Sequence[str]) -> list[bool]:
+        """Per text, whether its pair with ``question`` is longer than the model reads (so it was cut)."""
+        return [bool(e.overflowing) for e in self._tokenizer.encode_batch([(question, text) for text in texts])]
+
+
 _shared: dict[int, CrossEncoder] = {}
 _shared_lock = threading.Lock()
 

@@ -7,8 +7,11 @@ The hybrid score ranks a question against each fact embedded alone; the cross-en
     (1 - w) · score / best score + w · sigmoid(logit),   w = cross_encoder_weight,
 
 so a hit the cross-encoder finds no answer in moves down, and the engine's own order still counts
-(w = 1 would be the cross-encoder's order alone). Hits past the depth keep their places. The depth
-and weight were chosen on held-out folds (docs/benchmarks.md, "A cross-encoder's second pass").
+(w = 1 would be the cross-encoder's order alone). A hit longer than the model reads keeps its own
+score in both parts: cut to its opening, a long text was judged on a part that may not hold the
+answer (without this, LoCoMo's turns mixed with 2,500-character packs lost recall). Hits past the depth
+keep their places. The depth, weight and that rule were chosen on held-out folds (docs/benchmarks.md,
+"A cross-encoder's second pass").
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import replace
+from typing import Sequence
 
 import numpy as np
 
@@ -32,14 +36,17 @@ def enabled(limits: MemorySettings) -> bool:
     return limits.cross_encoder_depth > 1
 
 
-def reordered(hits: list[Hit], logits: np.ndarray, weight: float) -> list[Hit]:
+def reordered(hits: list[Hit], logits: np.ndarray, weight: float, cut: Sequence[bool] = ()) -> list[Hit]:
     """The first ``len(logits)`` hits re-ordered by the mix above (ties keep the engine's order), each
-    carrying its logit; the rest as they were."""
+    carrying its logit; the rest as they were. A hit whose pair was ``cut`` (longer than the model
+    reads) keeps its own score in the cross-encoder's part too: the model judged only its opening."""
     head = len(logits)
     if head == 0:
         return hits
     best = max(hits[0].score, 1e-9)
-    mixed = [(1 - weight) * h.score / best + weight / (1 + np.exp(-float(x))) for h, x in zip(hits, logits)]
+    cut = list(cut) or [False] * head
+    mixed = [(1 - weight) * h.score / best + weight * (h.score / best if partial else 1 / (1 + np.exp(-float(x))))
+             for h, x, partial in zip(hits, logits, cut)]
     order = sorted(range(head), key=lambda k: -mixed[k])
     return [replace(hits[k], cross_encoder=float(logits[k])) for k in order] + hits[head:]
 
@@ -80,11 +87,12 @@ class CrossReranker:
         if model is None:
             return hits
         head = hits[: limits.cross_encoder_depth]
+        texts = [h.fact.text for h in head]
         try:
-            logits = model.scores(query, [h.fact.text for h in head])
+            logits, cut = model.scores(query, texts), model.cut(query, texts)
         except Exception as err:  # onnxruntime and tokenizers raise their own types; never fail a search
             if self._run_failed is None:
                 self._run_failed = f"{type(err).__name__}: {str(err)[:200]}"
                 log.warning("the re-ranking model failed; this search keeps its own order: %s", self._run_failed)
             return hits
-        return reordered(hits, logits, limits.cross_encoder_weight)
+        return reordered(hits, logits, limits.cross_encoder_weight, cut)

@@ -109,6 +109,17 @@ def test_the_mix_weighs_the_engine_score_against_the_logit() -> None:
     mixed = reordered(hits, logits, 0.5)
     assert [h.fact.id for h in mixed] == [2, 1, 3] and mixed[0].cross_encoder == 3.0 and mixed[2].cross_encoder is None
     assert reordered(hits, np.array([]), 0.5) == hits
+    # Fact 1's pair was cut: its own 1.0 stands in for the -2 its opening alone got, so it stays first
+    # (1.0 against 0.5 x 0.9 + 0.5 x sigmoid(3) = 0.93); its logit is still shown.
+    kept = reordered(hits, logits, 0.5, [True, False])
+    assert [h.fact.id for h in kept] == [1, 2, 3] and kept[0].cross_encoder == -2.0
+
+
+def test_the_model_says_which_pairs_it_read_only_in_part() -> None:
+    from engine.models.cross_encoder import shared_cross_encoder
+
+    long_note = "Notes from the travel planning call. " + "We went over hotels, budgets and who books what. " * 30
+    assert shared_cross_encoder().cut(QUESTION, [ANSWER, long_note, *OTHERS]) == [False, True, False, False, False]
 
 
 def test_off_means_the_model_is_never_loaded() -> None:
