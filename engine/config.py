@@ -152,8 +152,12 @@ class MemorySettings:
     # 0.712 -> 0.718 (hit@5 0.836 -> 0.845). Lifting capitalised names for "where" / "who" measured lower.
     answer_kind_weight: float = 0.25
     # A cross-encoder reads the question with each of the first cross_encoder_depth hits and re-orders them
-    # by (1 - w) x score / best score + w x sigmoid(its logit), w = cross_encoder_weight
-    # (engine/search/cross_rerank.py); cross_encoder_tokens word pieces per pair. 0: off.
+    # by (1 - w) x score / best score + w x sigmoid(its logit), w = cross_encoder_weight; a hit longer than
+    # cross_encoder_tokens word pieces keeps its own score in both parts (engine/search/cross_rerank.py).
+    # 0: off. 20 and 0.25 chosen by 3-fold cross-validation over LoCoMo's turns, observations, packs, mixed
+    # and pooled shapes and LongMemEval's pool (benchmarks.rerank_replay; docs/benchmarks.md "A
+    # cross-encoder's second pass"): turns 0.664 -> 0.688, the pool 0.721 -> 0.744 held out (engine 0.741,
+    # hit@5 0.863); ~0.2-1.4 s a search on two cores, reported as rerank_ms.
     cross_encoder_depth: int = field(default_factory=_cross_encoder_depth)
     cross_encoder_weight: float = 0.25
     cross_encoder_tokens: int = 256
