@@ -29,6 +29,7 @@ import numpy as np
 
 from benchmarks.ranking_replay import Prepared, hits, load_shapes, prepare, rank_rows, recalls
 from engine.models.cross_encoder import shared_cross_encoder
+from engine.search.cross_rerank import mixed_order
 
 # (how many leading facts are re-ordered, the cross-encoder's weight, whether a fact whose pair was cut
 # keeps its own score in the cross-encoder's part); (0, 0, False): none
@@ -73,12 +74,8 @@ def reordered(p: Prepared, runs: list[tuple[np.ndarray, np.ndarray]], logits: li
         rows = rows.copy()
         head = min(n, len(rows))
         if head > 1:
-            own = scores[:head] / max(float(scores[0]), 1e-9)
-            read = 1 / (1 + np.exp(-logit[:head].astype(np.float64)))
-            if trust_whole_only and cuts is not None:
-                read = np.where(cuts[k][:head], own, read)
-            mixed = (1 - weight) * own + weight * read
-            rows[:head] = rows[:head][np.argsort(-mixed, kind="stable")]
+            cut = cuts[k][:head] if trust_whole_only and cuts is not None else None
+            rows[:head] = rows[:head][mixed_order(scores[:head], logit[:head], weight, cut)]
         ranked.append(list(dict.fromkeys(p.shape.ids[i] for i in rows)))
     return ranked
 

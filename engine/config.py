@@ -13,7 +13,7 @@ import math
 import os
 import re
 import tomllib
-from dataclasses import MISSING, dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -229,7 +229,6 @@ class Settings:
     http: HTTPSettings = field(default_factory=HTTPSettings)
 
 
-_FACTORY_TYPES = {"int": int}  # annotations of fields whose default comes from a factory (annotations are strings)
 _UNIT = (0.0, 1.0)
 # (section, key) -> inclusive (low, high): a value outside makes no sense to the engine (a
 # negative candidate count, a threshold above 1, a port beyond 65535) and is refused on load,
@@ -334,14 +333,13 @@ def _host_entry(section: str, key: str, entry: Any) -> str:
 def _section(cls: type, raw: Any, name: str) -> Any:
     if not isinstance(raw, dict):
         raise MemLensError(f"config: [{name}] must be a table")
-    known = {f.name: f for f in fields(cls)}
+    known = {f.name for f in fields(cls)}
+    defaults = cls()  # a key's type is its default's, also where the default is made at run time
     values = {}
     for key, value in raw.items():
         if key not in known:
             raise MemLensError(f"config: unknown key {shown_name(key)} in [{name}]")
-        field_ = known[key]
-        # A default made at run time (read from the environment) is a whole number; its type is not asked of it.
-        expected = type(field_.default) if field_.default is not MISSING else _FACTORY_TYPES[field_.type]
+        expected = type(getattr(defaults, key))
         if expected is float and isinstance(value, int) and not isinstance(value, bool):
             value = float(value)
         if expected is tuple and isinstance(value, list):

@@ -36,18 +36,24 @@ def enabled(limits: MemorySettings) -> bool:
     return limits.cross_encoder_depth > 1
 
 
-def reordered(hits: list[Hit], logits: np.ndarray, weight: float, cut: Sequence[bool] = ()) -> list[Hit]:
-    """The first ``len(logits)`` hits re-ordered by the mix above (ties keep the engine's order), each
-    carrying its logit; the rest as they were. A hit whose pair was ``cut`` (longer than the model
-    reads) keeps its own score in the cross-encoder's part too: the model judged only its opening."""
+def mixed_order(scores: np.ndarray, logits: np.ndarray, weight: float, cut: Sequence[bool] | None = None) -> np.ndarray:
+    """The order (indexes, best first; ties keep the given order) of hits with these engine ``scores``
+    (best first) and cross-encoder ``logits`` under the mix above. A hit whose pair was ``cut`` (longer
+    than the model reads) keeps its own score in the cross-encoder's part too: the model judged only its
+    opening. Shared with ``benchmarks/rerank_replay.py``, where the depth, weight and rule were chosen."""
+    own = np.asarray(scores, np.float64) / max(float(scores[0]), 1e-9)
+    read = 1 / (1 + np.exp(-np.asarray(logits, np.float64)))
+    if cut is not None and len(cut):
+        read = np.where(np.asarray(cut, bool), own, read)
+    return np.argsort(-((1 - weight) * own + weight * read), kind="stable")
+
+
+def reordered(hits: list[Hit], logits: np.ndarray, weight: float, cut: Sequence[bool] | None = None) -> list[Hit]:
+    """The first ``len(logits)`` hits in ``mixed_order``, each carrying its logit; the rest as they were."""
     head = len(logits)
     if head == 0:
         return hits
-    best = max(hits[0].score, 1e-9)
-    cut = list(cut) or [False] * head
-    mixed = [(1 - weight) * h.score / best + weight * (h.score / best if partial else 1 / (1 + np.exp(-float(x))))
-             for h, x, partial in zip(hits, logits, cut)]
-    order = sorted(range(head), key=lambda k: -mixed[k])
+    order = mixed_order(np.array([h.score for h in hits[:head]]), logits, weight, cut)
     return [replace(hits[k], cross_encoder=float(logits[k])) for k in order] + hits[head:]
 
 
@@ -87,9 +93,8 @@ class CrossReranker:
         if model is None:
             return hits
         head = hits[: limits.cross_encoder_depth]
-        texts = [h.fact.text for h in head]
         try:
-            logits, cut = model.scores(query, texts), model.cut(query, texts)
+            logits, cut = model.read(query, [h.fact.text for h in head])
         except Exception as err:  # onnxruntime and tokenizers raise their own types; never fail a search
             if self._run_failed is None:
                 self._run_failed = f"{type(err).__name__}: {str(err)[:200]}"

@@ -73,8 +73,10 @@ class SearchService:
             with ctx.store.guard(reads_first=False):
                 ctx.store.count_reads([h.fact.id for h in hits], ctx.clock())
         embed_ms = (embedded - started) * 1000 if query_vector is None else 0.0
+        # The pass ran when its hits carry their logits (not when it is off, nor when its model cannot load).
+        ran = any(h.cross_encoder is not None for h in hits)
         return hits, Timing(embed_ms, (searched - embedded) * 1000, _ms_since(started),
-                            rerank_ms=(reordered - searched) * 1000 if cross_rerank.enabled(limits) else None)
+                            rerank_ms=(reordered - searched) * 1000 if ran else None)
 
     def vectors_ready(self) -> bool:
         """Whether a hybrid search would start at once: the embedding model and the vector index are loaded."""

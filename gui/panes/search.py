@@ -337,7 +337,7 @@ def _timing_text(timing: Timing | None, reread: int = 0) -> str:
     cross-encoder's pass, which re-orders the first ``reread`` hits: their scores need not descend)."""
     if timing is None:
         return ""
-    reread = "" if timing.rerank_ms is None else \
+    second_pass = "" if timing.rerank_ms is None else \
         f", re-ordering the best {reread or 'hits'} by re-reading them {timing.rerank_ms:.0f}"
     return (f"  ·  {timing.total_ms:.0f} ms: embedding the query {timing.embed_ms:.1f}, "
-            f"search {timing.search_ms:.1f}{reread}")
+            f"search {timing.search_ms:.1f}{second_pass}")

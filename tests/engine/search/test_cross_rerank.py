@@ -69,9 +69,10 @@ def test_a_model_that_cannot_load_leaves_search_in_its_own_order(db_path, clock,
     # A length no other test loads, so no model already loaded in this process is reused.
     with _open(db_path, clock, embedder, depth=10, tokens=77) as memory:
         memory.absorb([{"text": t} for t in [STUFFED, ANSWER, *OTHERS]])
-        hits = memory.search(QUESTION, top_k=5)
+        hits, timing = memory.search_timed(QUESTION, top_k=5)
         assert "damaged" in (memory.finder.cross.unavailable or "")
     assert _texts(hits)[0] == STUFFED and all(h.cross_encoder is None for h in hits)
+    assert timing.rerank_ms is None  # the pass did not run, so it has no time of its own
 
 
 def test_a_question_longer_than_the_model_reads_is_cut_not_refused(db_path, clock, embedder) -> None:
