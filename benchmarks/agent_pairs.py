@@ -286,12 +286,10 @@ def conversation_notes(path: Path = LOCOMO_NOTES) -> dict[str, int]:
     group recently ...") into a memory of its own, planned, not applied. Nothing labels them, but two
     notes of one conversation are nearly always two things said, so every contradict, supersede and
     duplicate here is one a person would have to look at, and most are false."""
-    import tempfile as _tempfile
-    from engine import Memory
-    from engine.config import Settings
+    from engine import Memory, Settings
     rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
     counts: Counter = Counter()
-    with _tempfile.TemporaryDirectory() as folder:
+    with tempfile.TemporaryDirectory() as folder:
         for conversation in sorted({r["conv_id"] for r in rows}):
             source = Path(folder) / f"{conversation}.jsonl"
             source.write_text("".join(json.dumps({"text": r["text"]}) + "\n" for r in rows

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 import numpy as np
+from scipy.cluster.vq import kmeans2
 
 from benchmarks import speed
 from benchmarks.synthetic import BENCH_DIR, LookupEmbedder, store_path
@@ -39,18 +40,6 @@ def _median_ms(call: Callable[[], Any], reps: int = 15) -> float:
         call()
         times.append(time.perf_counter() - start)
     return round(1e3 * float(np.median(times)), 2)
-
-
-def kmeans(points: np.ndarray, k: int, rounds: int, rng: np.random.Generator) -> np.ndarray:
-    """Lloyd's k-means on rows of ``points`` (a sample), by inner product with the centre's norm."""
-    centres = points[rng.choice(len(points), k, replace=False)].copy()
-    for _ in range(rounds):
-        nearest = _nearest_centre(points.T, centres)
-        for cell in range(k):
-            members = points[nearest == cell]
-            if len(members):
-                centres[cell] = members.mean(axis=0)
-    return centres
 
 
 def _nearest_centre(columns: np.ndarray, centres: np.ndarray, chunk: int = 65_536) -> np.ndarray:
@@ -74,7 +63,7 @@ def measure(index: VectorIndex, queries: np.ndarray, cells: int = 1024, shares: 
     rng = np.random.default_rng(seed)
     sample = np.ascontiguousarray(sketch[:, rng.choice(n, min(n, 60 * cells), replace=False)].T)
     started = time.perf_counter()
-    centres = kmeans(sample, cells, 8, rng)
+    centres, _ = kmeans2(sample, cells, iter=8, minit="points", seed=rng)
     assigned = _nearest_centre(sketch, centres)
     layout_s = time.perf_counter() - started
     order = np.argsort(assigned, kind="stable")

@@ -41,7 +41,7 @@ import json
 import random
 import tempfile
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -146,6 +146,7 @@ def model_calls(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray)
 
 
 def features(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray) -> Features:
+    shipped = Settings().memory
     cue, residual, order, different = [], [], [], []
     frame, newer, shared, frame_cue = [], [], [], []
     for p in pairs:
@@ -163,7 +164,7 @@ def features(pairs: list[dict[str, Any]], cos: np.ndarray, spans: np.ndarray) ->
     return Features(cos, np.array(cue), np.array(residual), np.array(order), np.array(different),
                     np.array(frame, dtype=object), np.array(newer), np.array(shared), np.array(frame_cue),
                     model_calls(pairs, cos, spans),
-                    np.array([one_value_apart(p["a"], p["b"], Settings().memory) for p in pairs]))
+                    np.array([one_value_apart(p["a"], p["b"], shipped) for p in pairs]))
 
 
 def predict(f: Features, s: MemorySettings) -> np.ndarray:
@@ -306,9 +307,7 @@ def evaluate(limit: int | None = None, folds: int = 5, cache: Path = CACHE, dup_
 
 
 def _subset(f: Features, mask: np.ndarray) -> Features:
-    return Features(f.cosine[mask], f.cue[mask], f.residual[mask], f.order[mask], f.different[mask],
-                    f.frame[mask], f.frame_newer[mask], f.frame_shared[mask], f.frame_cue[mask], f.model[mask],
-                    f.one_value[mask])
+    return Features(*(getattr(f, column.name)[mask] for column in fields(f)))
 
 
 def _print_block(title: str, block: dict[str, Any]) -> None:
