@@ -63,6 +63,7 @@ class SearchPane(QWidget):
         self.columns = ReadableColumns(self.table, TEXT_COLUMN, DROP_ORDER)
         self.status = QLabel(" ")
         self.status.setObjectName("searchStatus")
+        self.status.setWordWrap(True)  # as the explanation: a long timing line widened the window (walk at 1024)
         self.explanation = QLabel(" ")
         self.explanation.setObjectName("explanation")
         self.explanation.setWordWrap(True)  # unwrapped, its ~800 px line set the pane's minimum width

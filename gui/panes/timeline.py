@@ -110,6 +110,7 @@ class TimelinePane(QWidget):
         self.slider.blockSignals(True)
         self.slider.setValue(STEPS)
         self.slider.blockSignals(False)
+        self.as_of_label.setText("as of now")  # the moved slider's own caption would say so; it was kept quiet
 
     def _store_changed(self, record: ChangeRecord | None) -> None:
         if self.fact_id is None:

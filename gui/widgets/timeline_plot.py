@@ -76,6 +76,7 @@ class TimelinePlot(pg.PlotWidget):
         self._extra.clear()
         self._labels.clear()
         self._versions, self._lane_of = {}, {}
+        self.as_of_line.setVisible(line is not None)  # no fact, no moment to mark
         if line is None:
             self.markers.setData([])
             self.getPlotItem().getAxis("left").setTicks([[]])

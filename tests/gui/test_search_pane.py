@@ -234,3 +234,14 @@ def test_sorting_the_listing_by_conf_follows_the_confidence_the_column_shows(qtb
         assert shown == sorted(shown, reverse=order == Qt.SortOrder.DescendingOrder), shown
         stored = [h.fact.confidence for h in hits]
         assert stored != sorted(stored, reverse=order == Qt.SortOrder.DescendingOrder)  # the two orders differ here
+
+
+def test_a_long_status_line_wraps_instead_of_widening_the_window(qtbot, window, demo_copy) -> None:
+    """Seen in the real-window walk at 1024 px: the timing line with the cross-encoder's part set the
+    search pane's minimum width, and the window grew past the screen's width on its own."""
+    open_file(qtbot, window, demo_copy)
+    pane = window.search
+    narrow = pane.minimumSizeHint().width()
+    pane.status.setText("71 results · 1030 ms: embedding the query 14.8, search 4.3, "
+                        "re-ordering the best 20 by re-reading them 1011 " * 3)
+    assert pane.minimumSizeHint().width() <= max(narrow, 400)

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 
 from PySide6.QtCore import QPointF, Qt
 
-from engine import format_time
+from engine import Memory, Settings, format_time
 from engine.faces.cli.main import main as memlens
 
 from tests.gui.conftest import WAIT_MS, open_file, settle
@@ -233,3 +233,18 @@ def test_another_fact_opens_at_now_not_at_the_moment_the_last_one_was_left(qtbot
     pane = _timeline(qtbot, window, CONTRADICTED)
     assert pane.slider.value() == pane.slider.maximum() and pane.as_of_label.text() == "as of now"
     assert pane.replay.current == pane.line.versions[-1].fact.id
+
+
+def test_another_file_opens_the_timeline_empty_and_at_now(qtbot, window, demo_copy, tmp_path, embedder) -> None:
+    """Seen in the real-window walk: after File > Open the slider was back at its end, but its caption
+    and the chart's line still named the moment left in the other file."""
+    open_file(qtbot, window, demo_copy)
+    pane = _timeline(qtbot, window, HELIX)
+    _as_of(qtbot, pane, pane.line.versions[0].fact.created_at + 1)
+    assert pane.as_of_label.text() != "as of now" and pane.plot.as_of_line.isVisible()
+    second = tmp_path / "second.sqlite"
+    with Memory(second, Settings(), embedder=embedder) as other:
+        other.absorb(["The staging cluster runs 3 replicas of the ingest service behind nginx."])
+    open_file(qtbot, window, second)
+    assert pane.fact_id is None and pane.slider.value() == pane.slider.maximum()
+    assert pane.as_of_label.text() == "as of now" and not pane.plot.as_of_line.isVisible()
