@@ -21,8 +21,12 @@ of changes and was never read pair by pair. Its figures stayed far below the fre
 fourth round fresh2 became a development group, and a third untouched group, ``fresh3`` (CI runners,
 partners, birthdays, gym classes, database regions, sprints, coffee orders, project leads, Python
 versions, parking; corrections, "X passed from A to B", "CI: X on Y"), was written first: it is
-the honest held-out figure now. The split keeps domains apart: people's jobs are tuned on, people's
-homes are not.
+the honest held-out figure at the fourth stop. At the fifth stop fresh3's per-family figures were seen,
+so fresh3 became a development group and a fourth untouched group, ``fresh4`` (backup times, managers,
+retention periods, phone numbers, frameworks, thermostats, ticket estimates, flight dates, VLANs,
+medication doses, lunch spots; "Cron: X at Y", "We pushed X back to Y", "Y powers X", "X has a new
+number: Y"), was written before any change: it is the honest held-out figure now. The split keeps
+domains apart: people's jobs are tuned on, people's homes are not.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Family:
     name: str
-    group: str  # "tuning", "held-out", "fresh", "fresh2" or "fresh3" (see the module doc)
+    group: str  # "tuning", "held-out", "fresh", "fresh2", "fresh3" or "fresh4" (see the module doc)
     subjects: tuple[str, ...]
     values: tuple[str, ...]
     shapes: list[str]
@@ -517,4 +521,90 @@ FAMILIES: tuple[Family, ...] = (
            ["{S} parks in {v}.", "{S}'s parking space is {v}.", "Parking: {s} in {v}."],
            ["{S} has {v} in the garage.", "{v} is reserved for {s}.", "{S} leaves the car in {v}."],
            ["{S} got {v} instead.", "{S} was reassigned to {v}.", "{S} swapped {o} for {v}.", "{S} parks in {v} now."]),
+
+    # --- fresh4: written at the fifth stop before the classifier changed again; never tuned on ------
+    Family("backup-time", "fresh4",
+           ("the nightly backup of the orders database", "the log rotation job", "the certificate renewal job",
+            "the search reindex", "the invoice export", "the cache warm-up"),
+           ("02:00 UTC", "03:30 UTC", "midnight", "04:15 UTC", "01:00 UTC", "05:45 UTC"),
+           ["{S} runs at {v}.", "{S} is scheduled for {v} every night.", "Cron: {s} at {v}."],
+           ["{S} kicks off at {v}.", "Every night at {v} we run {s}.", "{S} starts at {v}."],
+           ["{S} now runs at {v}.", "We pushed {s} back to {v}.", "{S} was moved from {o} to {v}.",
+            "Going forward, {s} starts at {v}."]),
+    Family("reports-to", "fresh4", PEOPLE,
+           ("Greta Holm", "Samir Haddad", "Olga Petrova", "Ben Carter", "Lucía Romero", "Ade Okafor"),
+           ["{S} reports to {v}.", "{S}'s manager is {v}.", "Manager of {s}: {v}."],
+           ["{v} manages {s}.", "{S} is in {v}'s team.", "{S} has {v} as a line manager."],
+           ["{S} reports to {v} now.", "After the reorg, {s} reports to {v}.",
+            "{S}'s manager changed from {o} to {v}.", "{v} is {s}'s new manager."]),
+    Family("retention", "fresh4",
+           ("audit logs", "the access logs of the API gateway", "customer support transcripts", "build artifacts",
+            "database snapshots", "crash reports"),
+           ("30 days", "90 days", "one year", "14 days", "six months", "7 days"),
+           ["We keep {s} for {v}.", "{S} are retained for {v}.", "Retention for {s}: {v}."],
+           ["{S} are deleted after {v}.", "{S} stay around for {v}.", "The retention period of {s} is {v}."],
+           ["{S} are now kept for {v}.", "Retention for {s} was cut to {v}.",
+            "We extended retention of {s} from {o} to {v}.", "New policy: {s} are kept for {v}."]),
+    Family("phone", "fresh4", PEOPLE,
+           ("+44 7700 900123", "+49 151 2345 6789", "+1 415 555 0199", "+33 6 12 34 56 78", "+31 6 9876 5432",
+            "+46 70 123 45 67"),
+           ["{S}'s mobile number is {v}.", "Call {s} on {v}.", "Phone for {s}: {v}."],
+           ["{S} can be reached at {v}.", "{v} is {s}'s phone number.", "{S}'s number is {v}."],
+           ["{S} has a new number: {v}.", "{S} changed numbers from {o} to {v}.", "{S}'s phone number is now {v}.",
+            "Use {v} for {s} from now on."]),
+    Family("framework", "fresh4",
+           ("the mobile app", "the customer portal", "the internal wiki", "the marketing site", "the kiosk app",
+            "the partner dashboard"),
+           ("Flutter", "React Native", "Django", "Next.js", "SvelteKit", "Ruby on Rails"),
+           ["{S} is built with {v}.", "{S} uses {v}.", "Stack for {s}: {v}."],
+           ["{S} is written in {v}.", "We wrote {s} in {v}.", "{v} powers {s}."],
+           ["{S} was rewritten in {v}.", "We replaced {o} with {v} in {s}.", "{S} runs on {v} since the rewrite.",
+            "{S} has been ported to {v}."]),
+    Family("thermostat", "fresh4",
+           ("the living room thermostat", "the bedroom heater", "the office AC", "the greenhouse heater",
+            "the nursery thermostat"),
+           ("19 °C", "21 °C", "22.5 °C", "18 °C", "20 °C", "24 °C"),
+           ["{S} is set to {v}.", "{S} keeps the room at {v}.", "Target for {s}: {v}."],
+           ["We keep {s} at {v}.", "{S} holds {v}.", "{S}'s setpoint is {v}."],
+           ["{S} was turned down to {v}.", "{S} is set to {v} now.", "We raised {s} from {o} to {v}.",
+            "For the winter, {s} is at {v}."]),
+    Family("estimate", "fresh4",
+           ("PLAT-877", "INC-2291", "WEB-3310", "DATA-56", "OPS-702", "SEC-104"),
+           ("1 story point", "3 story points", "5 story points", "8 story points", "13 story points",
+            "2 story points"),
+           ["{S} is estimated at {v}.", "Estimate for {s}: {v}.", "We sized {s} at {v}."],
+           ["{S} should take {v}.", "{S} got {v} in planning.", "{S} is worth {v}."],
+           ["{S} was re-estimated at {v}.", "{S} is now {v}.", "After refinement, {s} went from {o} to {v}.",
+            "We bumped {s} to {v}."]),
+    Family("offsite-flight", "fresh4", PEOPLE,
+           ("14 March", "22 March", "3 April", "the 9th of April", "28 February", "1 May"),
+           ["{S} flies to the Lisbon offsite on {v}.", "{S}'s flight to the offsite is on {v}.",
+            "Offsite travel: {s} flies out {v}."],
+           ["{S} is travelling to the offsite on {v}.", "{S} leaves for the offsite on {v}.",
+            "On {v} {s} flies to the offsite."],
+           ["{S} rebooked the offsite flight for {v}.", "{S}'s flight was changed to {v}.",
+            "{S} now flies to the offsite on {v}.", "{S} moved the offsite flight from {o} to {v}."]),
+    Family("vlan", "fresh4",
+           ("the guest Wi-Fi", "the lab network", "the office printer", "the NAS", "the build cluster",
+            "the VPN gateway"),
+           ("VLAN 20", "VLAN 35", "VLAN 110", "VLAN 4", "VLAN 62", "VLAN 300"),
+           ["{S} is on {v}.", "{S} sits in {v}.", "Network for {s}: {v}."],
+           ["{S} lives on {v}.", "We put {s} on {v}.", "{S} is connected to {v}."],
+           ["{S} moved to {v}.", "{S} was re-homed from {o} to {v}.", "{S} is on {v} now.",
+            "After the network split, {s} sits in {v}."]),
+    Family("medication", "fresh4",
+           ("my dad", "my mum", "Grandma", "my brother", "my wife", "Uncle Piet"),
+           ("5 mg of amlodipine", "10 mg of amlodipine", "20 mg of atorvastatin", "50 mg of sertraline",
+            "75 mcg of levothyroxine", "500 mg of metformin"),
+           ["{S} takes {v} every morning.", "{S}'s daily dose is {v}.", "Medication for {s}: {v} daily."],
+           ["Every morning {s} takes {v}.", "{S} is on {v} a day.", "{S} needs {v} each day."],
+           ["{S}'s doctor changed the dose to {v}.", "{S} takes {v} now.", "{S} went from {o} to {v}.",
+            "Since the check-up, {s} takes {v} daily."]),
+    Family("lunch-spot", "fresh4", PEOPLE,
+           ("the ramen bar on King Street", "Casa Lupo", "the Thai place near the station", "Burger Barn",
+            "Nopal Taqueria", "the vegan café upstairs"),
+           ["{S}'s favourite lunch spot is {v}.", "{S} loves eating at {v}.", "Lunch with {s}: book {v}."],
+           ["For lunch, {s} prefers {v}.", "{v} is where {s} likes to eat.", "{S} always suggests {v} for lunch."],
+           ["{S} has gone off {o} and prefers {v} now.", "{S}'s new favourite is {v}.",
+            "These days {s} would rather eat at {v}.", "{S} switched allegiance to {v}."]),
 )

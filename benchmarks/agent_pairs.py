@@ -12,7 +12,7 @@ Pairs (stored, incoming) of agent-memory facts across many domains, labelled by 
 
 Each template family (a domain with its own subjects, values and sentence shapes) is a tuning
 family, a held-out one or a fresh one (see ``agent_families``); figures are reported per family and
-pooled per group. The ``fresh3`` families, never tuned on and never read pair by pair, give
+pooled per group. The ``fresh4`` families, never tuned on and never read pair by pair, give
 the honest held-out figure. Scored the way the hidden check scores:
 
 * changes found: share of ``changed`` pairs classified supersede or contradict;
@@ -21,7 +21,7 @@ the honest held-out figure. Scored the way the hidden check scores:
 * distinct flagged: share of ``distinct`` pairs classified supersede or contradict;
 * restatements recognised: share of ``same`` pairs classified duplicate, and duplicate precision.
 
-    python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families tuning|held-out|fresh|fresh2|fresh3|all]
+    python -m benchmarks.agent_pairs [--per-family 40] [--seed 25] [--families tuning|held-out|fresh|fresh2|fresh3|fresh4|all]
                                      [--write PAIRS.jsonl] [--json]
     python -m benchmarks.agent_pairs --imports   # issue 25's imports: contradictions planned
     python -m benchmarks.agent_pairs --conversations   # LoCoMo's conversation notes: what gets flagged
@@ -135,7 +135,7 @@ def other_attribute_pairs(family: Family, others: Sequence[Family], count: int, 
     return pairs
 
 
-GROUPS = ("tuning", "held-out", "fresh", "fresh2", "fresh3")
+GROUPS = ("tuning", "held-out", "fresh", "fresh2", "fresh3", "fresh4")
 
 
 def generate(per_label: int = 40, seed: int = 25, groups: Sequence[str] = GROUPS) -> list[Pair]:
@@ -304,7 +304,8 @@ def main(argv: Sequence[str] | None = None, classify: Callable[[Sequence[Pair]],
     parser.add_argument("--per-family", type=int, default=40, help="pairs per label per family")
     parser.add_argument("--seed", type=int, default=25)
     parser.add_argument("--families", choices=GROUPS + ("all",), default="all",
-                        help="a group of families: tuning, held-out, fresh and fresh2 (seen at earlier stops), fresh3 (never seen)")
+                        help="a group of families: tuning, held-out, fresh, fresh2 and fresh3 (seen at earlier stops), "
+                             "fresh4 (never seen)")
     parser.add_argument("--write", type=Path, help="write the pairs as JSONL (classify --batch input) and stop")
     parser.add_argument("--score", nargs=2, type=Path, metavar=("PAIRS", "OUTCOMES"),
                         help="score classify --batch --json output against the pairs written by --write")

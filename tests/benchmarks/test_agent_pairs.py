@@ -32,8 +32,10 @@ def test_tuning_held_out_and_fresh_families_are_apart() -> None:
     assert held and tuning and fresh and not held & tuning and not fresh & (held | tuning)
     fresh3 = {p.family for p in generate(3, groups=("fresh3",))}
     assert fresh2 and not fresh2 & (held | tuning | fresh)
+    fresh4 = {p.family for p in generate(3, groups=("fresh4",))}
     assert fresh3 and not fresh3 & (held | tuning | fresh | fresh2)
-    assert held | tuning | fresh | fresh2 | fresh3 == {f.name for f in FAMILIES}
+    assert fresh4 and not fresh4 & (held | tuning | fresh | fresh2 | fresh3)
+    assert held | tuning | fresh | fresh2 | fresh3 | fresh4 == {f.name for f in FAMILIES}
 
 
 def test_an_update_from_the_old_value_names_the_value_it_replaces() -> None:
