@@ -25,7 +25,7 @@ from typing import Protocol
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
-from engine.absorb.frames import NEWER_WORDS, frame
+from engine.absorb.frames import NEWER_WORDS, Frame, frame, verb_forms
 from engine.absorb.item_names import item_name
 from engine.absorb.pair_features import differing_words, joins_clauses, opens_with_anyone
 from engine.absorb.pair_model import probabilities
@@ -144,17 +144,20 @@ def _changed(item: Incoming, candidates: list[Candidate], limits: MemorySettings
 
 
 def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySettings) -> Decision | None:
-    """The pair model on the close candidates the frame reading left undecided: a change the
-    incoming text says is newer ("now", "moved to", "since ...", said of the texts themselves, not
-    of a reading that gave up) supersedes. Never on "another subject" (a numbered or identified
-    other thing stays apart whatever the model says), never on a scene of anyone or on a text that
-    joins several statements.
+    """The pair model on the close candidates the frame reading left undecided. Never on "another
+    subject" (a numbered or identified other thing stays apart whatever the model says), never on a
+    scene of anyone or on a text that joins several statements.
 
-    Only there: the model also finds plain disagreements and restatements on an agent's facts, but
-    on rated captions and headlines ("... kills 10 Afghan civilians" / "... kills 5 Afghan
-    policemen"; "Afghan legislators approve ..." / "Afghan president approves ...") it called two
-    events one changed value or the same fact, and no gate kept those apart without losing the
-    agent's pairs. The newer wording is what an agent's update has and a headline lacks."""
+    * A change the incoming text says is newer ("now", "moved to", "since ...", "has started ...",
+      said of the texts themselves, not of a reading that gave up) supersedes at
+      ``pair_change_probability``.
+    * A plain disagreement contradicts at ``pair_disagree_probability``, and only where the frame
+      reading found one thing both texts are about and each text names something (a name, number,
+      identifier or date) with one verb: a standing fact about a known thing. Without those gates the
+      model also called rated captions and headlines ("Men are sawing logs" / "Men are cutting
+      wood", "... kills 10 Afghan civilians" / "... kills 5 Afghan policemen") and a conversation's
+      notes one changed value; a caption names nothing, a headline's subject is rarely read as one
+      thing and a note joins two verbs, so they stay ``related``."""
     incoming = frame(item.text)
     if incoming.scene or opens_with_anyone(item.text) or joins_clauses(item.text):
         return None
@@ -162,16 +165,47 @@ def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySet
         if cand.spans is None or read.verdict == "distinct":
             continue
         stored = frame(cand.text)
-        # cheapest first: most pairs are not said to be newer, and the model is not asked about them
-        if not (read.newer or (incoming.newer and not stored.newer)) or stored.scene \
+        newer = read.newer or (incoming.newer and not stored.newer)
+        # cheapest first: the model is asked only about pairs one of its two paths may take
+        if not (newer or _a_known_thing(read, cand.text, item.text)) or stored.scene \
                 or opens_with_anyone(cand.text) or joins_clauses(cand.text) \
                 or not one_value_apart(cand.text, item.text, limits):
             continue
         odds = probabilities(cand.text, item.text, cand.cosine, cand.spans.cosine(cand.text, item.text))
-        if odds["changed"] >= limits.pair_change_probability:
+        if newer and odds["changed"] >= limits.pair_change_probability:
             return Decision("supersede", cand, cand.cosine, "model",
                             f"a newer value than {cand.label} (pair model {odds['changed']:.2f})", certain=True)
+        if not newer and odds["changed"] >= limits.pair_disagree_probability:
+            return Decision("contradict", cand, cand.cosine, "model",
+                            f"disagrees with {cand.label} about {_subject_of(stored)} "
+                            f"(pair model {odds['changed']:.2f})", certain=True)
     return None
+
+
+def _a_known_thing(read: FrameContrast, stored: str, incoming: str) -> bool:
+    """Both texts about one thing the frame reading found, each naming something, with one verb.
+    A note of a conversation says two things with two verbs ("Gina supports Jon's studio and
+    expresses excitement"); of nine such notes the model called a disagreement, seven had two."""
+    return read.one_subject and all(any(sp.anchored for sp in frame(text).spans) and not _two_predicates(text)
+                                    for text in (stored, incoming))
+
+
+# "... and expresses excitement", "... but loved it": a second verb joined to the first.
+_JOINED_VERB = re.compile(r"\b(?:and|but)\s+(\w+)(\s+\w)?", re.IGNORECASE)
+
+
+def _two_predicates(text: str) -> bool:
+    if sum(sp.verb for sp in frame(text).spans) > 1:
+        return True
+    for match in _JOINED_VERB.finditer(text):
+        word, more = match.group(1).lower(), match.group(2)
+        if "VERB" in verb_forms(word) and (word.endswith("ed") or word.endswith("s") and more):
+            return True
+    return False
+
+
+def _subject_of(read: Frame) -> str:
+    return f"'{read.subject.text}'" if read.subject is not None else "the same thing"
 
 
 def restatement_blocked(a: str, b: str) -> bool:
@@ -228,12 +262,12 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
     if by_frame:
         return by_frame
     by_model = by_pair_model(item, candidates, limits)
-    if by_model:
+    if by_model and by_model.outcome == "supersede":
         return by_model
     if not close:
         best = max((c.cosine for c in candidates), default=None)
-        return Decision("new", None, best, "heuristic", "no close fact" if best is None
-                        else f"nearest fact only {best:.2f} similar", certain=True)
+        return by_model or Decision("new", None, best, "heuristic", "no close fact" if best is None
+                                    else f"nearest fact only {best:.2f} similar", certain=True)
     for cand in sorted(close, key=lambda c: -c.cosine):
         if cand.cosine < limits.contradict_threshold:
             break
@@ -243,6 +277,8 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
         if cue:
             return Decision("contradict", cand, cand.cosine, "heuristic",
                             f"disagrees with {cand.label} ({cue}), similarity {cand.cosine:.2f}", certain=True)
+    if by_model:
+        return by_model  # a disagreement the model found; the rules' own, above, say what differs
     for cand in close:
         if cand.cosine >= limits.duplicate_threshold and near_copy(item.text, cand.text, limits):
             return Decision("duplicate", cand, cand.cosine, "heuristic",

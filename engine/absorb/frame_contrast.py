@@ -17,6 +17,13 @@ class FrameContrast:
     newer: bool
     why: str
     shared_predicate: bool = False  # both texts use one verb for it ("works at" / "now works at")
+    # Both texts were read as about one and the same thing, named alike, whatever else was found:
+    # the reading got past the subject, so only the values and the wording are in doubt.
+    one_subject: bool = False
+
+
+def _about_one_thing(verdict: str | None, newer: bool, why: str, shared_predicate: bool = False) -> FrameContrast:
+    return FrameContrast(verdict, newer, why, shared_predicate, one_subject=True)
 
 
 def _value_like(span: Span) -> bool:
@@ -214,7 +221,7 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if subject is None:
         return FrameContrast(None, False, "other subjects, neither one thing")
     if a.negated != b.negated:
-        return FrameContrast(None, False, "negation")
+        return _about_one_thing(None, False, "negation") if one_thing else FrameContrast(None, False, "negation")
     values_a, values_b = _values(a, subject), _values(b, subject)
     lost = [sp for sp in values_a if not _survives(sp, b)]
     gained = [sp for sp in values_b if not _survives(sp, a)]
@@ -224,10 +231,10 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if lost and gained:
         if len(lost) > 1 and any(x.label and x.label == y.label for x in lost for y in gained):
             # "build 4312 took 35 s" / "build 4313 took 41 s": two numbered things, each with its value
-            return FrameContrast("distinct", False, "another numbered thing, with values of its own")
+            return _about_one_thing("distinct", False, "another numbered thing, with values of its own")
         if all(sp.kind == "identifier" for sp in lost + gained):
             # "Aiko owns ticket OPS-4821" / "Aiko owns bug #5519": two tickets, each with its owner
-            return FrameContrast("distinct", False, "other identified things")
+            return _about_one_thing("distinct", False, "other identified things")
     if not one_thing:
         return FrameContrast(None, newer, "subject not one thing")
     # The value mostly closes the sentence; when both closing spans are kept and no name, number or
@@ -238,34 +245,34 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if lost and gained and (kept_value or names_kept) and not new_names and not _one_slot_after_verb(a, b):
         if any(x.key & y.key for x in lost for y in gained):
             # "every code editor" / "every text editor": one thing told apart by a word, not reworded
-            return FrameContrast(None, newer, "a word of a kept value changed")
-        return FrameContrast("same", newer, "same values, the attribute in other words")
+            return _about_one_thing(None, newer, "a word of a kept value changed")
+        return _about_one_thing("same", newer, "same values, the attribute in other words")
     attribute_a, attribute_b = _attributes(a, subject), _attributes(b, subject)
     if lost and gained and attribute_a and attribute_b and not attribute_a & attribute_b \
             and not ({sp.kind for sp in lost} == {sp.kind for sp in gained} <= {"money", "time", "number"}):
         # "Status of X: paused" / "Owner of X: Priya": two attributes named, no word in common
-        return FrameContrast(None, newer, "other attributes named")
+        return _about_one_thing(None, newer, "other attributes named")
     if lost and gained and all(x.owner and any(x.owner == y.owner for y in gained) for x in lost):
         # "responsible for the spare parts" / "the place for the spare parts": one thing, other words
-        return FrameContrast(None, newer, "the same thing, said with another head word")
+        return _about_one_thing(None, newer, "the same thing, said with another head word")
     if lost and gained and _other_roles(lost, gained):
         # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
         # preposition says what the value is (a place, an employer, an agent): another attribute
-        return FrameContrast(None, newer, "values in other roles")
+        return _about_one_thing(None, newer, "values in other roles")
     if lost and gained and _other_types(a, b, lost, gained):
-        return FrameContrast(None, newer, "names of other types (an organisation, a person, a place)")
+        return _about_one_thing(None, newer, "names of other types (an organisation, a person, a place)")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes
-            return FrameContrast(None, newer, "values of other sorts")
+            return _about_one_thing(None, newer, "values of other sorts")
         if not (shared_predicate or newer) and (len(lost) > 1 or len(gained) > 1) and _sorts(lost) != _sorts(gained):
             # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
             # another statement about the subject, not one value replaced
-            return FrameContrast(None, newer, "several parts differ")
-        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
+            return _about_one_thing(None, newer, "several parts differ")
+        return _about_one_thing("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
                              shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
-        return FrameContrast(None, newer, "a name, number or date only one has")
+        return _about_one_thing(None, newer, "a name, number or date only one has")
     if not gained and not lost:
-        return FrameContrast("same", newer, "same spans")
-    return FrameContrast("same", newer, "same values, other words")
+        return _about_one_thing("same", newer, "same spans")
+    return _about_one_thing("same", newer, "same values, other words")

@@ -54,6 +54,13 @@ _CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": 
 _VALUE_FIRST = re.compile(r"^(?P<value>[^,;:]+?) (?:is|are|was|were) (?P<how>when|where) (?P<rest>.+?)(?P<end>[.!?]*)$",
                           re.IGNORECASE)
 _PRONOUNS = frozenset("i we you they he she it".split())
+# Words around a fact that tell the reader what to do with it, not what it says: "Remember that ...",
+# "FYI: ...", "When ordering lunch, keep in mind ...". The fact is what follows them.
+_WRAPPER = re.compile(r"""^(?:(?:when|whenever|if|before|for)\b[^,;:]{1,60},\s*)?
+    (?:(?:please\s+)?(?:remember|note|recall|keep\s+in\s+mind|bear\s+in\s+mind|don['’]t\s+forget|do\s+not\s+forget)
+       (?:\s+that)?[,:]?
+     |(?:fyi|heads[\s-]up|reminder|note\s+to\s+self|for\s+the\s+record|just\s+so\s+you\s+know|psa)\s*[,:—–-])\s+""",
+                      re.IGNORECASE | re.VERBOSE)
 # "Dr. Amsel", "Ms. Lindqvist": a title's full stop does not end the sentence; the title and the name are one span.
 _TITLE_DOT = re.compile(r"\b(Dr|Ms|Mr|Mrs|Prof|St)\.(?= [A-Z])")
 # Opening a sentence capitalised, these are what anyone may be, never a name ("Everyone uses Slack").
@@ -79,7 +86,17 @@ _TIME_WORDS = frozenset("""last next this past week weeks month months year year
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
                  ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"),
-                 ("went", "from"))
+                 ("went", "from"), ("going", "forward"), ("took", "up"), ("taken", "up"), ("gave", "up"),
+                 ("given", "up"), ("picked", "up"), ("a", "new"), ("'s", "new"), ("my", "new"), ("our", "new"),
+                 ("his", "new"), ("her", "new"), ("their", "new"), ("its", "new"))
+# A change of state said in the past: "has started doing X", "stopped taking Y", "rewrote it in Z".
+# Only these forms count: "the backup starts at 02:00" is a standing schedule, not a change.
+_CHANGED_FORMS = frozenset("""started began begun stopped quit quitted adopted dropped turned swapped swapped ported
+    rewrote rewritten went gone""".split())
+# "went vegan", "has gone off Casa Lupo": a change; "went to Lisbon" is a trip, "went home" a moment.
+_WENT_PLACES = frozenset({"to", "home", "there", "back", "out", "in", "into", "for", "through", "with"})
+# A note opened by one of these and a colon says it replaces what was known: "Update: ...".
+_UPDATE_LABELS = frozenset("update updated correction corrected edit edited change changed revised revision new".split())
 _PHRASES_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     first: tuple(p for p in NEWER_PHRASES if p[0] == first) for first in {p[0] for p in NEWER_PHRASES}}
 
@@ -151,6 +168,11 @@ class Frame:
         # "the blog is hosted by Netlify": one word, but a name said of it makes it one thing
         return self.subject.definite and (len(self.subject.lemmas) > 1 or any(
             sp.anchored for sp in self.spans if sp is not self.subject and not sp.temporal))
+
+
+def verb_forms(word: str) -> dict[str, tuple[str, ...]]:
+    """The word's lemmas by part of speech ("expresses": a noun and a verb)."""
+    return _lemmas(word)
 
 
 @lru_cache(maxsize=65536)
@@ -258,7 +280,14 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
 
 
 def _newer(lowers: list[str]) -> bool:
+    if len(lowers) > 1 and lowers[0] in _UPDATE_LABELS and lowers[1] in (":", "—", "–"):
+        return True
     for k, word in enumerate(lowers):
+        if word in _CHANGED_FORMS and not (word in ("went", "gone") and k + 1 < len(lowers)
+                                           and lowers[k + 1] in _WENT_PLACES):
+            return True
+        if word.startswith("re-") and "VERB" in _lemmas(word[3:]):
+            return True  # "re-estimated", "re-homed": done again, so a new value
         if word in NEWER_WORDS:
             return True
         if word in ("became", "cut") or word.endswith(("ed", "ing", "s")) and _lemma(word) in NEWER_VERBS:
@@ -274,12 +303,23 @@ def _newer(lowers: list[str]) -> bool:
     return False
 
 
+def unwrap(text: str) -> str:
+    """The fact inside words that only tell the reader what to do with it ("Remember that ...")."""
+    text = text.strip()
+    wrapped = _WRAPPER.match(text)
+    if not wrapped or len(text) <= wrapped.end():
+        return text
+    rest = text[wrapped.end():]
+    return rest[:1].upper() + rest[1:]
+
+
 @lru_cache(maxsize=16384)
 def frame(text: str) -> Frame:
     """Cut ``text`` into spans; the first span before the first verb, not opened by a preposition,
     is the subject (after a pronoun, "we hold the sync ...", the verb's object)."""
     words: list[str] = []
     raw: list[str] = []
+    text = unwrap(text)
     first = _VALUE_FIRST.match(text.strip())
     if first:  # read "Tuesdays is when the sync happens" as "the sync happens on Tuesdays"
         rest = first["rest"]
@@ -422,6 +462,8 @@ def frame(text: str) -> Frame:
             close()
             state.update(adverbial=False, opener="", since=False)
             fronted = len(spans)
+        if not current and state["opener"] in _PASSING_ADVERBS and raw[k][:1].isupper():
+            state.update(adverbial=False, opener="")  # "Lately Oskar plays tennis": an adverb takes no name
         current.append(_lemma(word))
         written.append(raw[k])
         if _is_anchor(raw[k], word, k == 0):

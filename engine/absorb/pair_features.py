@@ -18,7 +18,7 @@ import numpy as np
 from engine.absorb.frame_contrast import compare
 # one reading of words for the frames and the features: the frame reader's own helpers
 from engine.absorb.frames import (SUBORDINATORS, _CLAUSE_COMMA, _is_anchor, _kind, _lemma,  # noqa: PLC2701
-                                  frame, fronting)
+                                  frame, fronting, unwrap)
 from engine.absorb.text_contrast import FUNCTION_WORDS, NEGATORS, NUMBER_WORDS
 
 _WORD = re.compile(r"[\w$€£#][\w'’.:/@+-]*\w|[\w$€£#]", re.UNICODE)
@@ -93,7 +93,10 @@ def _first_difference(own: list[str], other: set[str]) -> float:
 
 def joins_clauses(text: str) -> bool:
     """More than one statement: a subordinate clause ("which ...", "because ..."), a parenthesis,
-    or a clause set apart by a comma (only a phrase set in front may have one: "Since March, ...")."""
+    or a clause set apart by a comma (only a phrase set in front may have one: "Since March, ...").
+    Words that only tell the reader what to do with the fact ("When ordering lunch, remember ...")
+    are not a clause of it."""
+    text = unwrap(text)
     words = [w.lower() for w in _WORD.findall(text)]
     commas = len(_CLAUSE_COMMA.findall(text))
     fronted = bool(words) and fronting(words[0])

@@ -8,7 +8,7 @@ import pytest
 from engine import Memory
 from engine.absorb.classify import Candidate, classify
 from engine.absorb.frame_contrast import compare
-from engine.absorb.frames import frame
+from engine.absorb.frames import frame, unwrap
 from engine.absorb.validation import Incoming
 from engine.config import MemorySettings
 
@@ -40,6 +40,32 @@ def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> N
     assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"
     assert frame("The Redis cache runs version 7.2.").subject.text == "Redis cache"
     assert frame("The Kafka brokers run version 7.2.").subject.text == "Kafka brokers"
+
+
+@pytest.mark.parametrize("text", [
+    "Ines went vegan last year.", "Noah has started doing squash.", "Noah gave up tennis for squash.",
+    "Lately Noah does squash at weekends.", "Update: the weekly sync is on Thursdays at 10:00.",
+    "The kiosk was re-imaged with Debian 12.", "Dana has a new desk by the window.",
+])
+def test_a_change_of_state_or_an_update_label_reads_as_newer(text: str) -> None:
+    assert frame(text).newer
+
+
+@pytest.mark.parametrize("text", [
+    "The backup starts at 02:00.", "Lena went to Lisbon for the offsite.", "Noah plays tennis at weekends.",
+    "The new office is in Porto.",
+])
+def test_a_standing_fact_or_a_trip_is_not_newer(text: str) -> None:
+    assert not frame(text).newer
+
+
+def test_words_telling_the_reader_what_to_do_are_not_the_fact() -> None:
+    assert unwrap("When ordering lunch, remember Daniel is lactose-free.") == "Daniel is lactose-free."
+    assert unwrap("FYI: the staging database is in ap-south-1.") == "The staging database is in ap-south-1."
+    assert unwrap("Notes are kept in the wiki.") == "Notes are kept in the wiki."
+    assert frame("Remember that the staging database is in ap-south-1.").subject.text == "staging database"
+    assert compare("The staging database lives in eu-north-1.",
+                   "Remember that the staging database is in ap-south-1.").verdict == "changed"
 
 
 def _decide(stored: str, incoming: str, cosine: float) -> str:

@@ -10,7 +10,8 @@ import numpy as np
 import pytest
 
 from engine import Memory
-from engine.absorb.classify import Candidate, by_pair_model, classify
+from engine.absorb.classify import Candidate, _a_known_thing, by_pair_model, classify  # noqa: PLC2701
+from engine.absorb.frame_contrast import compare
 from engine.absorb.pair_features import NAMES, differing_words, features, joins_clauses
 from engine.absorb.pair_model import CLASSES, probabilities
 from engine.absorb.pairs import decide_pairs
@@ -45,6 +46,44 @@ def test_updates_the_frame_reading_gives_up_on_supersede_by_the_model(embedder) 
 def test_the_model_never_supersedes_another_thing_or_a_scene(embedder, stored: str, incoming: str) -> None:
     decided, = _decide(embedder, [(stored, incoming)])
     assert decided.outcome != "supersede" and decided.decided_by != "model"
+
+
+# Written for this test: a plain disagreement about one named thing, in other words than the
+# stored text, which the frame reading leaves undecided.
+DISAGREEMENTS = [
+    ("The nightly export of the CRM runs at 01:00.", "Cron: the nightly export of the CRM at 03:30."),
+    ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple."),
+]
+
+
+def test_a_plain_disagreement_about_a_named_thing_contradicts_by_the_model(embedder) -> None:
+    decided = _decide(embedder, DISAGREEMENTS)
+    assert [(d.outcome, d.decided_by) for d in decided] == [("contradict", "model")] * len(DISAGREEMENTS)
+    assert "pair model" in decided[0].reason and "nightly export" in decided[0].reason
+
+
+def test_a_headline_of_an_event_is_never_contradicted_by_the_model(embedder) -> None:
+    decided, = _decide(embedder, [("South Africa train crash kills at least 19", "South Africa train crash kills 26")])
+    assert decided.decided_by != "model", decided.reason
+
+
+@pytest.mark.parametrize("stored, incoming, known", [
+    ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple.", True),
+    # a conversation's note says two things with two verbs
+    ("Gina is excited about Jon's dance studio.",
+     "Gina supports Jon's opening of the dance studio and expresses excitement for the launch.", False),
+    ("The woman is slicing a tomato.", "The woman is slicing an onion.", False),  # a caption names nothing
+    ("Lena works at Brightline Labs.", "Marco works at Corvid Systems.", False),  # two people
+])
+def test_the_model_may_call_a_disagreement_only_on_one_named_thing_said_with_one_verb(
+        stored: str, incoming: str, known: bool) -> None:
+    assert _a_known_thing(compare(stored, incoming), stored, incoming) is known
+
+
+def test_a_disagreement_the_rules_explain_keeps_their_reason(memory: Memory) -> None:
+    old = memory.absorb(["The staging cluster runs 3 replicas of the Ferrite ingest service."]).items[0].fact_id
+    item = memory.absorb(["The staging cluster runs 5 replicas of the Ferrite ingest service."]).items[0]
+    assert (item.outcome, item.target_id, item.decided_by) == ("contradict", old, "heuristic")
 
 
 def test_a_candidate_without_a_span_measure_is_never_read_by_the_model(embedder) -> None:
