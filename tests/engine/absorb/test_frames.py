@@ -35,6 +35,13 @@ def test_the_span_that_differs_decides(stored: str, incoming: str, verdict: str 
     assert read.newer is newer
 
 
+def test_a_word_right_before_the_verb_is_the_subjects_head_noun() -> None:
+    assert frame("The smoke tests is executed by a spot instance.").subject.text == "smoke tests"
+    assert frame("The docs deploy runs on the self-hosted pool.").subject.text == "docs deploy"
+    assert frame("The team lead moved to Berlin.").subject.text == "team lead"
+    assert frame("The cluster runs 3 replicas.").subject.text == "cluster"
+
+
 def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> None:
     assert frame("As of last week the auth service runs in us-west-2.").subject.text == "auth service"
     assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"
