@@ -47,7 +47,6 @@ _KEY_VALUE_MARKS = frozenset(":—–=")
 # What may open a phrase set before the sentence proper: "Every day, ...", "Since March, ...", "In X, ...".
 _FRONTING = frozenset("every each after before during until starting effective once these those this last next".split())
 _COPULAS = frozenset("is are was were be been being 's am".split())
-_AUXILIARIES = frozenset("has have had will would can could must should does do did".split())
 # "I'm", "we're", "they've": the pronoun and its verb.
 _CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": "have", "’ve": "have", "'ll": "will",
                  "’ll": "will"}
@@ -268,9 +267,9 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
     only_verb = set(found) <= {"VERB", "AUX", "ADV"}
     if prev in _PRONOUNS or prev in {"will", "can", "must", "should", "would", "to"}:
         return True  # "we hold", "will run"
-    if first_verb and prev is not None and nxt is not None and (nxt in _COPULAS or nxt in _AUXILIARIES or (
-            lower == verb_lemma and nxt != _lemma(nxt) and "VERB" in _lemmas(nxt))):
-        return False  # "the smoke tests is ...", "the docs deploy runs ...": the verb comes next, this is a noun
+    if first_verb and prev is not None and nxt is not None and lower == verb_lemma and nxt != _lemma(nxt) \
+            and "VERB" in _lemmas(nxt):
+        return False  # "the docs deploy runs ...": a base form before an inflected verb is a noun
     if first_verb and prev is not None and prev not in FUNCTION_WORDS and prev not in _PREPOSITIONS:
         # Right after the subject's head: "the Redis cache runs version 7.2", "the brokers run ...";
         # not when the next word is the verb ("the Kafka brokers run": "brokers" is the head).

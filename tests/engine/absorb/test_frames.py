@@ -36,7 +36,6 @@ def test_the_span_that_differs_decides(stored: str, incoming: str, verdict: str 
 
 
 def test_a_word_right_before_the_verb_is_the_subjects_head_noun() -> None:
-    assert frame("The smoke tests is executed by a spot instance.").subject.text == "smoke tests"
     assert frame("The docs deploy runs on the self-hosted pool.").subject.text == "docs deploy"
     assert frame("The team lead moved to Berlin.").subject.text == "team lead"
     assert frame("The cluster runs 3 replicas.").subject.text == "cluster"
