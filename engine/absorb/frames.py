@@ -341,6 +341,8 @@ def frame(text: str) -> Frame:
         else:
             words.append(low)
             raw.append(tok)
+    # A short key before a colon opening the note ("Seating plan:") holds no verb.
+    label_ends = next((k for k, w in enumerate(words[:4]) if w == ":"), 0)
     spans: list[Span] = []
     current: list[str] = []
     written: list[str] = []
@@ -451,7 +453,10 @@ def frame(text: str) -> Frame:
         # "is called Otto", "is named Miso": a participle naming what follows is the verb
         naming = after_copula and word.endswith("ed") and k + 1 < len(raw) and raw[k + 1][:1].isupper() \
             and "VERB" in _lemmas(word)
-        if naming or not to_value and not named and not clock and _verb_like(word, prev, nxt, after_copula, verb_at is None):
+        # "Parking: ...", "Seating plan: ...": a gerund in a note's key names its topic, it is no verb
+        labelling = k < label_ends and word.endswith("ing")
+        if naming or not to_value and not named and not clock and not labelling \
+                and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
             if verb_at is None or (after_copula and len(spans) == verb_at):
                 verb_at = len(spans)
@@ -487,6 +492,13 @@ def frame(text: str) -> Frame:
         spans = spans[key_at:]
         verb_at = next(k for k, sp in enumerate(spans) if sp.verb)
         key_at = None
+    elif key_at == 1 and not spans[0].owner and _who_then_where(spans[key_at:]):
+        # "Parking: Aiko in spot 14", "Seating plan: Aiko at desk 4B": a bare key is the topic; the
+        # note is about the one named after the mark, and where or what it has is its value ("School
+        # for my niece: the Montessori on Elm Street" names its owner in the key: that one is the subject)
+        spans = spans[key_at:]
+        verb_at, key_at = 1, None
+        copular = True
     elif key_at is not None:
         # The whole key names the thing the note is about; what follows is its value ("state: approved").
         spans[:key_at] = [_joined(spans[:key_at])]
@@ -524,6 +536,14 @@ def frame(text: str) -> Frame:
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
                  replaced, verb_at, any(sp is subject for sp in owners))
+
+
+def _who_then_where(after_mark: list[Span]) -> bool:
+    """After a note's mark, a named or definite thing and then a phrase a preposition opens: the
+    thing is what the note is about ("Aiko in spot 14"), not a value of the key."""
+    return len(after_mark) == 2 and not any(sp.verb for sp in after_mark) and not after_mark[0].adverbial \
+        and (after_mark[0].anchored or after_mark[0].definite) and after_mark[1].adverbial \
+        and not after_mark[1].temporal
 
 
 def _bare_name(span: Span, written: str, lower: str) -> bool:

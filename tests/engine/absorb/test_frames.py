@@ -41,6 +41,16 @@ def test_a_word_right_before_the_verb_is_the_subjects_head_noun() -> None:
     assert frame("The cluster runs 3 replicas.").subject.text == "cluster"
 
 
+def test_a_notes_bare_key_is_its_topic_and_the_one_named_after_the_mark_its_subject() -> None:
+    assert frame("Parking: Aiko in spot 14.").subject.text == "Aiko"
+    assert frame("Seating plan: Aiko at desk 12C.").subject.text == "Aiko"
+    assert compare("Parking: Aiko in spot 14.", "Aiko parks in the bike cage.").verdict == "changed"
+    assert compare("Parking: Aiko in spot 14.", "Parking: Marco in spot 14.").verdict == "distinct"
+    # a key naming its owner holds the subject; an -ed word before the mark stays a verb
+    assert frame("School for my niece: the Montessori on Elm Street.").subject.text == "School for niece"
+    assert frame("Job OPS-12 reassigned: Fatima.").newer
+
+
 def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> None:
     assert frame("As of last week the auth service runs in us-west-2.").subject.text == "auth service"
     assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"

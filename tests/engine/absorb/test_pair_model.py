@@ -21,7 +21,6 @@ from engine.config import Settings
 
 # Written for this test, in none of benchmarks/agent_families.py's families.
 UPDATES = [
-    ("Seating chart: Ines at bench 5.", "Ines moved to bench 9 after the office move."),
     ("Invoices for Acme go to Dana.", "Since March, invoices for Acme go to Felix instead."),
     ("Feed the cat twice a day.", "Feed the cat three times a day from now on."),
 ]
@@ -51,7 +50,7 @@ def test_the_model_never_supersedes_another_thing_or_a_scene(embedder, stored: s
 # Written for this test: a plain disagreement about one named thing, in other words than the
 # stored text, which the frame reading leaves undecided.
 DISAGREEMENTS = [
-    ("The nightly export of the CRM runs at 01:00.", "Cron: the nightly export of the CRM at 03:30."),
+    ("Felix's go-to editor is Helix.", "Felix codes in Neovim."),
     ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple."),
 ]
 
@@ -59,7 +58,7 @@ DISAGREEMENTS = [
 def test_a_plain_disagreement_about_a_named_thing_contradicts_by_the_model(embedder) -> None:
     decided = _decide(embedder, DISAGREEMENTS)
     assert [(d.outcome, d.decided_by) for d in decided] == [("contradict", "model")] * len(DISAGREEMENTS)
-    assert "pair model" in decided[0].reason and "nightly export" in decided[0].reason
+    assert "pair model" in decided[0].reason and "'Felix'" in decided[0].reason
 
 
 def test_a_headline_of_an_event_is_never_contradicted_by_the_model(embedder) -> None:
