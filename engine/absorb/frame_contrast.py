@@ -184,6 +184,13 @@ def _mentioned_in_passing(x: Frame, y: Frame, y_text: str) -> bool:
     return not _survives(x.subject, frame(first_clause))
 
 
+def _other_times(a: Frame, b: Frame) -> bool:
+    """Both say when or how often, in words the other lacks."""
+    times_a = {lemma for sp in a.spans if sp.temporal for lemma in sp.lemmas}
+    times_b = {lemma for sp in b.spans if sp.temporal for lemma in sp.lemmas}
+    return bool(times_a - b.lemmas) and bool(times_b - a.lemmas)
+
+
 def _owner_only_in_one(a: Frame, b: Frame) -> bool:
     """"My sister's cat" / "my cat": a's subject owns what follows it and is not in b, so b's thing,
     however alike, is someone else's."""
@@ -273,6 +280,9 @@ def compare(stored: str, incoming: str) -> FrameContrast:
                              shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
         return _about_one_thing(None, newer, "a name, number or date only one has")
+    if _other_times(a, b):
+        # "once a fortnight" / "once a week": how often or when is the value of a schedule
+        return _about_one_thing(None, newer, "said of another time")
     if not gained and not lost:
         return _about_one_thing("same", newer, "same spans")
     return _about_one_thing("same", newer, "same values, other words")

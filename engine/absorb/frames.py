@@ -79,9 +79,10 @@ NEWER_VERBS = frozenset("""move switch change upgrade downgrade reschedule reass
     cancel""".split())
 # When a fact holds, not a value: "last week", "this sprint", "in March" (a month or a day of the week
 # is a value when the fact is a schedule, so those count only after "since" / "as of").
-_TIME_WORDS = frozenset("""last next this past week weeks month months year years sprint quarter ago today yesterday
+_TIME_WORDS = frozenset("""once twice thrice last next this past week weeks fortnight fortnights month months year years sprint quarter ago today yesterday
     tonight tomorrow morning evening night recently day days weekday weekdays weekend weekends workday workdays
     daily weekly monthly""".split())
+_HOW_OFTEN = frozenset("once twice thrice".split())
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
@@ -248,8 +249,8 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
     found = _lemmas(lower)
     if "VERB" not in found and "AUX" not in found:
         return False
-    if prev in _DETERMINERS or prev == "'s" or (prev in _PREPOSITIONS and prev != "to"):
-        return False  # "the meeting", "a run", "from merged to closed"
+    if prev in _DETERMINERS or prev == "'s" or (prev in _PREPOSITIONS and prev != "to") or prev in NUMBER_WORDS:
+        return False  # "the meeting", "a run", "from merged to closed", "three times"
     verb_lemma = _verb_lemma(lower)
     # An inflected form ("runs", "moved", "took"), not the base form a noun phrase may hold ("ingest").
     inflected = lower != verb_lemma and not (lower.endswith("s") and "NOUN" in found and first_verb is False
@@ -341,6 +342,7 @@ def frame(text: str) -> Frame:
         else:
             words.append(low)
             raw.append(tok)
+    imperative = _imperative(words, raw)
     # A short key before a colon opening the note ("Seating plan:") holds no verb.
     label_ends = next((k for k, w in enumerate(words[:4]) if w == ":"), 0)
     spans: list[Span] = []
@@ -455,6 +457,10 @@ def frame(text: str) -> Frame:
             and "VERB" in _lemmas(word)
         # "Parking: ...", "Seating plan: ...": a gerund in a note's key names its topic, it is no verb
         labelling = k < label_ends and word.endswith("ing")
+        if k == 0 and imperative:
+            spans.append(Span((_verb_lemma(word),), False, True, text=raw[k]))
+            verb_at = 0
+            continue
         if naming or not to_value and not named and not clock and not labelling \
                 and _verb_like(word, prev, nxt, after_copula, verb_at is None):
             close()
@@ -470,6 +476,8 @@ def frame(text: str) -> Frame:
             close()
             state.update(adverbial=False, opener="", since=False)
             fronted = len(spans)
+        if current and (word in _HOW_OFTEN or nxt in ("times", "time") and (word in NUMBER_WORDS or word.isdigit())):
+            close()  # "the cat twice a day", "the cat three times a day": how often is a phrase of its own
         if not current and state["opener"] in _PASSING_ADVERBS and raw[k][:1].isupper():
             state.update(adverbial=False, opener="")  # "Lately Oskar plays tennis": an adverb takes no name
         current.append(_lemma(word))
@@ -513,9 +521,9 @@ def frame(text: str) -> Frame:
         spans[:fronted], context = _fronted(spans[:fronted], words[0])
     subject = None
     if verb_at is not None:
-        if words and words[0] in _PRONOUNS:
-            # "We hold the weekly sync on Tuesdays", "I use Lumo as my bank": what the sentence is about
-            # is a definite thing after the verb, else the verb's object.
+        if words and (words[0] in _PRONOUNS or imperative):
+            # "We hold the weekly sync on Tuesdays", "I use Lumo as my bank", "Water the fern daily":
+            # what the sentence is about is a definite thing after the verb, else the verb's object.
             after = [sp for sp in spans[verb_at:] if not sp.verb and not sp.temporal]
             subject = next((sp for sp in after if sp.definite), after[0] if after else None)
         else:
@@ -536,6 +544,20 @@ def frame(text: str) -> Frame:
     replaced = _replaced(spans)
     return Frame(subject, tuple(spans), lemmas, _newer(words) or replaced is not None, negated, scene, compound,
                  replaced, verb_at, any(sp is subject for sp in owners))
+
+
+def _imperative(words: list[str], raw: list[str]) -> bool:
+    """A note that opens with a verb's bare form and its object: "Water the fern daily", "Call Dana
+    on +44 ...". A noun opening a sentence is not followed by "the" or a name."""
+    if len(words) < 2 or not raw[0][:1].isupper() or words[0] in FUNCTION_WORDS or words[0] in _FRONTING:
+        return False
+    forms = _lemmas(words[0])
+    if "VERB" not in forms or forms["VERB"][0] != words[0]:
+        return False
+    nxt, written = words[1], raw[1]
+    # "Ticket PAY-1182 goes ...", "Room 4B is ...": a word before an identifier names its kind
+    return nxt in _DETERMINERS or nxt in {"me", "us", "him", "her", "them"} \
+        or (written[:1].isupper() and not _lemmas(nxt) and not _HAS_DIGIT.search(nxt))
 
 
 def _who_then_where(after_mark: list[Span]) -> bool:

@@ -51,6 +51,18 @@ def test_a_notes_bare_key_is_its_topic_and_the_one_named_after_the_mark_its_subj
     assert frame("Job OPS-12 reassigned: Fatima.").newer
 
 
+def test_a_note_opening_with_a_verb_is_about_its_object() -> None:
+    assert frame("Water the fern every other day.").subject.text == "fern"
+    assert frame("Call Dana on +44 7700 900123.").subject.text == "Dana"
+    # a word naming the kind of an identifier is no verb
+    assert frame("Ticket PAY-1182 goes in sprint 14.").subject.text == "Ticket PAY-1182"
+
+
+def test_how_often_is_a_value_never_the_same_fact_said_again() -> None:
+    assert compare("Water the herb box once a fortnight.", "We water the herb box once a week.").verdict != "same"
+    assert frame("Feed the cat three times a day.").subject.text == "cat"
+
+
 def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> None:
     assert frame("As of last week the auth service runs in us-west-2.").subject.text == "auth service"
     assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"
