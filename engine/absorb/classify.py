@@ -25,7 +25,7 @@ from typing import Protocol
 
 from engine.absorb.conflict import conflict_cue, cue_of, difference
 from engine.absorb.frame_contrast import FrameContrast, compare
-from engine.absorb.frames import NEWER_WORDS, Frame, frame, verb_forms
+from engine.absorb.frames import NEWER_WORDS, Frame, frame, lemmas_by_part_of_speech
 from engine.absorb.item_names import item_name
 from engine.absorb.pair_features import differing_words, joins_clauses, opens_with_anyone
 from engine.absorb.pair_model import probabilities
@@ -183,14 +183,28 @@ def by_pair_model(item: Incoming, candidates: list[Candidate], limits: MemorySet
 
 
 def _a_known_thing(read: FrameContrast, stored: str, incoming: str) -> bool:
-    """Both texts about one thing the frame reading found, each naming something, with one verb.
+    """Both texts about one thing the frame reading found, each naming something, with one verb, and
+    about the same attribute of it where one says whose it is.
     A note of a conversation says two things with two verbs ("Gina supports Jon's studio and
     expresses excitement"); of nine such notes the model called a disagreement, seven had two."""
-    return read.one_subject and all(any(sp.anchored for sp in frame(text).spans) and not _two_predicates(text)
-                                    for text in (stored, incoming))
+    if not read.one_subject or _owned_attribute(frame(stored)) != _owned_attribute(frame(incoming)):
+        return False
+    return all(any(sp.anchored for sp in frame(text).spans) and not _two_predicates(text) for text in (stored, incoming))
 
 
-# "... and expresses excitement", "... but loved it": a second verb joined to the first.
+def _owned_attribute(read: Frame) -> frozenset[str] | None:
+    """What of its owner a possessive fact is about: "manager" in "Lena's manager is Dana". Two such
+    facts about other attributes ("Lena's mentor is Felix", "Lena's dog is Otto") are two facts, and
+    one with an attribute is not comparable to one without ("Ines trains at Iron Temple")."""
+    if not read.possessor or read.subject is None:
+        return None
+    at = next((k for k, sp in enumerate(read.spans) if sp is read.subject), None)
+    owned = read.spans[at + 1] if at is not None and at + 1 < len(read.spans) else None
+    return owned.key if owned is not None and not owned.verb else frozenset()
+
+
+# "... and expresses excitement", "... but loved it": a second verb joined to the first. A word in -s
+# may be a plural noun closing a list ("cats and dogs."), so it counts only when more words follow.
 _JOINED_VERB = re.compile(r"\b(?:and|but)\s+(\w+)(\s+\w)?", re.IGNORECASE)
 
 
@@ -199,7 +213,7 @@ def _two_predicates(text: str) -> bool:
         return True
     for match in _JOINED_VERB.finditer(text):
         word, more = match.group(1).lower(), match.group(2)
-        if "VERB" in verb_forms(word) and (word.endswith("ed") or word.endswith("s") and more):
+        if "VERB" in lemmas_by_part_of_speech(word) and (word.endswith("ed") or word.endswith("s") and more):
             return True
     return False
 
@@ -266,8 +280,8 @@ def classify(item: Incoming, candidates: list[Candidate], limits: MemorySettings
         return by_model
     if not close:
         best = max((c.cosine for c in candidates), default=None)
-        return by_model or Decision("new", None, best, "heuristic", "no close fact" if best is None
-                                    else f"nearest fact only {best:.2f} similar", certain=True)
+        return Decision("new", None, best, "heuristic", "no close fact" if best is None
+                        else f"nearest fact only {best:.2f} similar", certain=True)
     for cand in sorted(close, key=lambda c: -c.cosine):
         if cand.cosine < limits.contradict_threshold:
             break

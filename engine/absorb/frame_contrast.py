@@ -17,8 +17,8 @@ class FrameContrast:
     newer: bool
     why: str
     shared_predicate: bool = False  # both texts use one verb for it ("works at" / "now works at")
-    # Both texts were read as about one and the same thing, named alike, whatever else was found:
-    # the reading got past the subject, so only the values and the wording are in doubt.
+    # The reading found a subject both texts share (or its owner: "Lena's manager" / "Lena's mentor")
+    # and got past it; what follows decided the verdict, even "distinct" for two numbered values.
     one_subject: bool = False
 
 

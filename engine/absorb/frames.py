@@ -54,11 +54,12 @@ _CONTRACTIONS = {"'m": "am", "’m": "am", "'re": "are", "’re": "are", "'ve": 
 _VALUE_FIRST = re.compile(r"^(?P<value>[^,;:]+?) (?:is|are|was|were) (?P<how>when|where) (?P<rest>.+?)(?P<end>[.!?]*)$",
                           re.IGNORECASE)
 _PRONOUNS = frozenset("i we you they he she it".split())
-# Words around a fact that tell the reader what to do with it, not what it says: "Remember that ...",
-# "FYI: ...", "When ordering lunch, keep in mind ...". The fact is what follows them.
-_WRAPPER = re.compile(r"""^(?:(?:when|whenever|if|before|for)\b[^,;:]{1,60},\s*)?
-    (?:(?:please\s+)?(?:remember|note|recall|keep\s+in\s+mind|bear\s+in\s+mind|don['’]t\s+forget|do\s+not\s+forget)
-       (?:\s+that)?[,:]?
+# Words before a fact that tell the reader what to do with it, not what it says: "Remember that ...",
+# "Note: ...", "FYI: ...". Only with "that" or a mark: "Note 7 is missing", "Recall of the model is 0.81"
+# and "Remember me to Lena" say something; and never a clause ("If it rains, remember ...", "When
+# paging Dana, ..."), which may be all that tells two facts apart. "Don't forget" stays: its "not"
+# is read as a negation everywhere else.
+_WRAPPER = re.compile(r"""^(?:(?:please\s+)?(?:remember|note|keep\s+in\s+mind|bear\s+in\s+mind)\s*(?:\s+that\b|[,:])
      |(?:fyi|heads[\s-]up|reminder|note\s+to\s+self|for\s+the\s+record|just\s+so\s+you\s+know|psa)\s*[,:—–-])\s+""",
                       re.IGNORECASE | re.VERBOSE)
 # "Dr. Amsel", "Ms. Lindqvist": a title's full stop does not end the sentence; the title and the name are one span.
@@ -88,16 +89,17 @@ LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
                  ("not", "anymore"), ("took", "over"), ("switched", "to"), ("moved", "to"), ("changed", "to"),
                  ("went", "from"), ("going", "forward"), ("took", "up"), ("taken", "up"), ("gave", "up"),
-                 ("given", "up"), ("picked", "up"), ("a", "new"), ("'s", "new"), ("my", "new"), ("our", "new"),
-                 ("his", "new"), ("her", "new"), ("their", "new"), ("its", "new"))
-# A change of state said in the past: "has started doing X", "stopped taking Y", "rewrote it in Z".
-# Only these forms count: "the backup starts at 02:00" is a standing schedule, not a change.
-_CHANGED_FORMS = frozenset("""started began begun stopped quit quitted adopted dropped turned swapped swapped ported
-    rewrote rewritten went gone""".split())
-# "went vegan", "has gone off Casa Lupo": a change; "went to Lisbon" is a trip, "went home" a moment.
-_WENT_PLACES = frozenset({"to", "home", "there", "back", "out", "in", "into", "for", "through", "with"})
+                 ("given", "up"))
+# A change of state said in the perfect: "has started doing X", "has stopped taking Y", "has been
+# rewritten in Z". Not in the simple past: "Lena began piano lessons at 6" and "started learning
+# Japanese" tell a story; "the backup starts at 02:00" is a standing schedule.
+_CHANGED_FORMS = frozenset("""started begun stopped quit adopted dropped turned swapped ported rewritten gone""".split())
+_PERFECT = frozenset({"has", "have", "had", "'ve", "been"})
+# "went vegan", "went gluten-free": a change; "went to Lisbon", "went by train", "went home" are trips.
+_WENT_PLACES = frozenset("""to home there back out in into for through with by on off away abroad ahead up down over
+    past""".split())
 # A note opened by one of these and a colon says it replaces what was known: "Update: ...".
-_UPDATE_LABELS = frozenset("update updated correction corrected edit edited change changed revised revision new".split())
+_UPDATE_LABELS = frozenset("update updated correction corrected edit edited revised revision".split())
 _PHRASES_FROM: dict[str, tuple[tuple[str, ...], ...]] = {
     first: tuple(p for p in NEWER_PHRASES if p[0] == first) for first in {p[0] for p in NEWER_PHRASES}}
 
@@ -171,7 +173,7 @@ class Frame:
             sp.anchored for sp in self.spans if sp is not self.subject and not sp.temporal))
 
 
-def verb_forms(word: str) -> dict[str, tuple[str, ...]]:
+def lemmas_by_part_of_speech(word: str) -> dict[str, tuple[str, ...]]:
     """The word's lemmas by part of speech ("expresses": a noun and a verb)."""
     return _lemmas(word)
 
@@ -268,9 +270,6 @@ def _verb_like(lower: str, prev: str | None, nxt: str | None, after_copula: bool
     only_verb = set(found) <= {"VERB", "AUX", "ADV"}
     if prev in _PRONOUNS or prev in {"will", "can", "must", "should", "would", "to"}:
         return True  # "we hold", "will run"
-    if first_verb and prev is not None and nxt is not None and lower == verb_lemma and nxt != _lemma(nxt) \
-            and "VERB" in _lemmas(nxt):
-        return False  # "the docs deploy runs ...": a base form before an inflected verb is a noun
     if first_verb and prev is not None and prev not in FUNCTION_WORDS and prev not in _PREPOSITIONS:
         # Right after the subject's head: "the Redis cache runs version 7.2", "the brokers run ...";
         # not when the next word is the verb ("the Kafka brokers run": "brokers" is the head).
@@ -287,8 +286,11 @@ def _newer(lowers: list[str]) -> bool:
     if len(lowers) > 1 and lowers[0] in _UPDATE_LABELS and lowers[1] in (":", "—", "–"):
         return True
     for k, word in enumerate(lowers):
-        if word in _CHANGED_FORMS and not (word in ("went", "gone") and k + 1 < len(lowers)
-                                           and lowers[k + 1] in _WENT_PLACES):
+        if word in _CHANGED_FORMS and k > 0 and lowers[k - 1] in _PERFECT and not (
+                word == "gone" and k + 1 < len(lowers) and lowers[k + 1] in _WENT_PLACES):
+            return True
+        if word == "went" and k + 1 < len(lowers) and lowers[k + 1] not in _WENT_PLACES \
+                and lowers[k + 1][:1].isalpha():
             return True
         if word.startswith("re-") and "VERB" in _lemmas(word[3:]):
             return True  # "re-estimated", "re-homed": done again, so a new value
@@ -501,10 +503,11 @@ def frame(text: str) -> Frame:
         verb_at = next(k for k, sp in enumerate(spans) if sp.verb)
         key_at = None
     elif key_at == 1 and not spans[0].owner and _who_then_where(spans[key_at:]):
-        # "Parking: Aiko in spot 14", "Seating plan: Aiko at desk 4B": a bare key is the topic; the
-        # note is about the one named after the mark, and where or what it has is its value ("School
-        # for my niece: the Montessori on Elm Street" names its owner in the key: that one is the subject)
-        spans = spans[key_at:]
+        # "Parking: Aiko in spot 14", "Seating plan: Aiko at desk 4B": the note is about the one named
+        # after the mark under its key ("Lunch: Aiko" is not "Dinner: Aiko"), and where or what it has
+        # is its value ("School for my niece: the Montessori on Elm Street" names its owner in the key:
+        # that one is the subject)
+        spans = [_joined([spans[0], spans[1]]), *spans[2:]]
         verb_at, key_at = 1, None
         copular = True
     elif key_at is not None:
@@ -547,17 +550,15 @@ def frame(text: str) -> Frame:
 
 
 def _imperative(words: list[str], raw: list[str]) -> bool:
-    """A note that opens with a verb's bare form and its object: "Water the fern daily", "Call Dana
-    on +44 ...". A noun opening a sentence is not followed by "the" or a name."""
-    if len(words) < 2 or not raw[0][:1].isupper() or words[0] in FUNCTION_WORDS or words[0] in _FRONTING:
+    """A note that opens with a verb's bare form and its object: "Water the fern daily", "Feed the
+    cat twice a day". A noun opening a sentence is not followed by "the" or "her"."""
+    if len(words) < 2 or words[0] in FUNCTION_WORDS or words[0] in _FRONTING:
         return False
     forms = _lemmas(words[0])
     if "VERB" not in forms or forms["VERB"][0] != words[0]:
         return False
-    nxt, written = words[1], raw[1]
-    # "Ticket PAY-1182 goes ...", "Room 4B is ...": a word before an identifier names its kind
-    return nxt in _DETERMINERS or nxt in {"me", "us", "him", "her", "them"} \
-        or (written[:1].isupper() and not _lemmas(nxt) and not _HAS_DIGIT.search(nxt))
+    # Not before a name: "Mark Chen works at Corvid", "Grant Okafor lives in Lisbon" are people.
+    return words[1] in _DETERMINERS or words[1] in {"me", "us", "him", "her", "them"}
 
 
 def _who_then_where(after_mark: list[Span]) -> bool:

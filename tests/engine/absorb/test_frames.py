@@ -35,32 +35,28 @@ def test_the_span_that_differs_decides(stored: str, incoming: str, verdict: str 
     assert read.newer is newer
 
 
-def test_a_word_right_before_the_verb_is_the_subjects_head_noun() -> None:
-    assert frame("The docs deploy runs on the self-hosted pool.").subject.text == "docs deploy"
-    assert frame("The team lead moved to Berlin.").subject.text == "team lead"
-    assert frame("The cluster runs 3 replicas.").subject.text == "cluster"
-
-
-def test_a_notes_bare_key_is_its_topic_and_the_one_named_after_the_mark_its_subject() -> None:
-    assert frame("Parking: Aiko in spot 14.").subject.text == "Aiko"
-    assert frame("Seating plan: Aiko at desk 12C.").subject.text == "Aiko"
+def test_a_notes_bare_key_and_the_one_named_after_the_mark_are_its_subject() -> None:
+    assert frame("Parking: Aiko in spot 14.").subject.text == "Parking / Aiko"
     assert compare("Parking: Aiko in spot 14.", "Aiko parks in the bike cage.").verdict == "changed"
+    assert compare("Parking: Aiko in spot 14.", "Parking: Aiko in the bike cage.").verdict == "changed"
     assert compare("Parking: Aiko in spot 14.", "Parking: Marco in spot 14.").verdict == "distinct"
+    # the key tells two notes apart: never the same fact
+    assert compare("Lunch: Aiko on Tuesdays.", "Dinner: Aiko on Tuesdays.").verdict == "distinct"
     # a key naming its owner holds the subject; an -ed word before the mark stays a verb
     assert frame("School for my niece: the Montessori on Elm Street.").subject.text == "School for niece"
-    assert frame("Job OPS-12 reassigned: Fatima.").newer
+    assert frame("Job OPS-12 reassigned: Fatima.").subject.text == "Job OPS-12"
 
 
 def test_a_note_opening_with_a_verb_is_about_its_object() -> None:
     assert frame("Water the fern every other day.").subject.text == "fern"
-    assert frame("Call Dana on +44 7700 900123.").subject.text == "Dana"
-    # a word naming the kind of an identifier is no verb
-    assert frame("Ticket PAY-1182 goes in sprint 14.").subject.text == "Ticket PAY-1182"
+    assert frame("Feed the cat three times a day.").subject.text == "cat"
+    # a first name that is also a verb opens a sentence about a person
+    assert frame("Mark Chen works at Corvid.").subject.text == "Mark Chen"
+    assert compare("Mark Chen works at Corvid.", "Sue Chen works at Corvid.").verdict == "distinct"
 
 
 def test_how_often_is_a_value_never_the_same_fact_said_again() -> None:
-    assert compare("Water the herb box once a fortnight.", "We water the herb box once a week.").verdict != "same"
-    assert frame("Feed the cat three times a day.").subject.text == "cat"
+    assert compare("We water the herb box once a fortnight.", "We water the herb box once a week.").verdict is None
 
 
 def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> None:
@@ -68,12 +64,13 @@ def test_the_subject_is_the_opening_phrase_not_a_time_phrase_or_a_pronoun() -> N
     assert frame("We hold the weekly sync on Tuesdays at 10:00.").subject.text == "weekly sync"
     assert frame("The Redis cache runs version 7.2.").subject.text == "Redis cache"
     assert frame("The Kafka brokers run version 7.2.").subject.text == "Kafka brokers"
+    assert frame("Lately Noah does squash at weekends.").subject.text == "Noah"  # an adverb takes no name
 
 
 @pytest.mark.parametrize("text", [
     "Ines went vegan last year.", "Noah has started doing squash.", "Noah gave up tennis for squash.",
-    "Lately Noah does squash at weekends.", "Update: the weekly sync is on Thursdays at 10:00.",
-    "The kiosk was re-imaged with Debian 12.", "Dana has a new desk by the window.",
+    "Update: the weekly sync is on Thursdays at 10:00.", "The kiosk was re-imaged with Debian 12.",
+    "The docs have been rewritten in Markdown.",
 ])
 def test_a_change_of_state_or_an_update_label_reads_as_newer(text: str) -> None:
     assert frame(text).newer
@@ -81,19 +78,27 @@ def test_a_change_of_state_or_an_update_label_reads_as_newer(text: str) -> None:
 
 @pytest.mark.parametrize("text", [
     "The backup starts at 02:00.", "Lena went to Lisbon for the offsite.", "Noah plays tennis at weekends.",
-    "The new office is in Porto.",
+    "The new office is in Porto.", "Lena began piano lessons at 6.", "Lena started learning Japanese.",
+    "Lena went by train to Porto.", "Noah is a new member of the Atlas team.", "Prices dropped in winter.",
+    "New: a 5-euro note.",
 ])
-def test_a_standing_fact_or_a_trip_is_not_newer(text: str) -> None:
+def test_a_standing_fact_a_story_or_a_trip_is_not_newer(text: str) -> None:
     assert not frame(text).newer
 
 
 def test_words_telling_the_reader_what_to_do_are_not_the_fact() -> None:
-    assert unwrap("When ordering lunch, remember Daniel is lactose-free.") == "Daniel is lactose-free."
+    assert unwrap("Remember that Daniel is lactose-free.") == "Daniel is lactose-free."
     assert unwrap("FYI: the staging database is in ap-south-1.") == "The staging database is in ap-south-1."
-    assert unwrap("Notes are kept in the wiki.") == "Notes are kept in the wiki."
-    assert frame("Remember that the staging database is in ap-south-1.").subject.text == "staging database"
-    assert compare("The staging database lives in eu-north-1.",
-                   "Remember that the staging database is in ap-south-1.").verdict == "changed"
+    assert frame("Note: the staging database is in ap-south-1.").subject.text == "staging database"
+
+
+@pytest.mark.parametrize("text", [
+    "Notes are kept in the wiki.", "Note 7 is missing.", "Recall of the fraud model is 0.81.",
+    "Remember me to Lena.", "If it rains, remember the picnic moves to Sunday.",
+    "When paging Dana, remember she is on Lisbon time.",
+])
+def test_a_text_that_only_looks_like_a_reminder_is_read_whole(text: str) -> None:
+    assert unwrap(text) == text
 
 
 def _decide(stored: str, incoming: str, cosine: float) -> str:
@@ -104,6 +109,14 @@ def _decide(stored: str, incoming: str, cosine: float) -> str:
 def test_no_longer_is_a_newer_value_not_a_denial() -> None:
     assert _decide("Build server number 41 handles the docs site build.",
                    "Build server number 41 no longer runs the old job; it runs the load tests now.", 0.8) == "supersede"
+
+
+def test_another_time_or_key_is_never_a_duplicate() -> None:
+    assert _decide("We water the herb box once a fortnight.", "We water the herb box once a week.", 0.95) \
+        != "duplicate"
+    assert _decide("Lunch: Aiko on Tuesdays.", "Dinner: Aiko on Tuesdays.", 0.95) != "duplicate"
+    assert _decide("If it rains, remember the picnic moves to Sunday.",
+                   "If it snows, remember the picnic moves to Sunday.", 0.95) != "duplicate"
 
 
 def test_a_restatement_with_an_opposite_is_never_a_duplicate() -> None:

@@ -50,15 +50,14 @@ def test_the_model_never_supersedes_another_thing_or_a_scene(embedder, stored: s
 # Written for this test: a plain disagreement about one named thing, in other words than the
 # stored text, which the frame reading leaves undecided.
 DISAGREEMENTS = [
-    ("Felix's go-to editor is Helix.", "Felix codes in Neovim."),
-    ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple."),
+    ("Dana drinks an oat latte.", "Dana usually orders a double espresso."),
 ]
 
 
 def test_a_plain_disagreement_about_a_named_thing_contradicts_by_the_model(embedder) -> None:
     decided = _decide(embedder, DISAGREEMENTS)
     assert [(d.outcome, d.decided_by) for d in decided] == [("contradict", "model")] * len(DISAGREEMENTS)
-    assert "pair model" in decided[0].reason and "'Felix'" in decided[0].reason
+    assert "pair model" in decided[0].reason and "'Dana'" in decided[0].reason
 
 
 def test_a_headline_of_an_event_is_never_contradicted_by_the_model(embedder) -> None:
@@ -67,16 +66,30 @@ def test_a_headline_of_an_event_is_never_contradicted_by_the_model(embedder) -> 
 
 
 @pytest.mark.parametrize("stored, incoming, known", [
-    ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple.", True),
+    ("Dana drinks an oat latte.", "Dana usually orders a double espresso.", True),
     # a conversation's note says two things with two verbs
     ("Gina is excited about Jon's dance studio.",
      "Gina supports Jon's opening of the dance studio and expresses excitement for the launch.", False),
     ("The woman is slicing a tomato.", "The woman is slicing an onion.", False),  # a caption names nothing
     ("Lena works at Brightline Labs.", "Marco works at Corvid Systems.", False),  # two people
+    # two attributes of one owner, or one said of its owner and one not
+    ("Lena's favourite colour is green.", "Lena's favourite food is sushi.", False),
+    ("Lena's manager is Dana.", "Lena's mentor is Felix.", False),
+    ("Ines's gym is FitHub on Main Street.", "Ines trains at Iron Temple.", False),
 ])
 def test_the_model_may_call_a_disagreement_only_on_one_named_thing_said_with_one_verb(
         stored: str, incoming: str, known: bool) -> None:
     assert _a_known_thing(compare(stored, incoming), stored, incoming) is known
+
+
+@pytest.mark.parametrize("stored, incoming", [
+    ("Lena's favourite colour is green.", "Lena's favourite food is sushi."),
+    ("Lena's cat is Miso.", "Lena's dog is Otto."),
+    ("Lena's hometown is Porto.", "Lena's university was Coimbra."),  # below the related threshold too
+])
+def test_two_attributes_of_one_person_are_never_a_disagreement(embedder, stored: str, incoming: str) -> None:
+    decided, = _decide(embedder, [(stored, incoming)])
+    assert decided.outcome in ("related", "new"), decided.reason
 
 
 def test_a_disagreement_the_rules_explain_keeps_their_reason(memory: Memory) -> None:
@@ -140,7 +153,7 @@ def test_the_training_script_writes_a_model_the_engine_can_use(tmp_path: Path) -
     from benchmarks import pair_model_training as training
     from engine.absorb import pair_model
 
-    rows, labels = training.agent_rows(["held-out", "fresh", "fresh2", "fresh3"], per_label=2)
+    rows, labels = training.agent_rows(["held-out", "fresh", "fresh2", "fresh3", "fresh4"], per_label=2)
     assert rows.shape[1] == len(NAMES) and set(labels.tolist()) == {0, 1, 2}
     out = tmp_path / "model.txt"
     training.fit(rows, labels, rounds=5).save_model(str(out))
