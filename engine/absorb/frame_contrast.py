@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from engine.absorb.frames import LIGHT_OBJECTS, Frame, Span, frame, owned
+from engine.absorb.frames import LIGHT_OBJECTS, PREDICATE_VERBS, Frame, Span, frame, owned
 
 
 @dataclass(frozen=True)
@@ -184,6 +184,19 @@ def _mentioned_in_passing(x: Frame, y: Frame, y_text: str) -> bool:
     return not _survives(x.subject, frame(first_clause))
 
 
+def _one_word_swapped(a: Frame, b: Frame) -> bool:
+    """Span for span alike but one span each read as a verb, which differs whole, and neither is a
+    verb facts are built on: "runs" / "lives" / "is hosted" in a place say one thing; "review changes"
+    / "review designs" are two things misread as verbs."""
+    if len(a.spans) != len(b.spans):
+        return False
+    differing = [(x, y) for x, y in zip(a.spans, b.spans) if x.key != y.key or x.opener != y.opener]
+    if len(differing) != 1:
+        return False
+    x, y = differing[0]
+    return x.verb and y.verb and not x.key & y.key and not (x.key | y.key) & PREDICATE_VERBS
+
+
 def _other_times(a: Frame, b: Frame) -> bool:
     """Both say when or how often, in words the other lacks."""
     times_a = {lemma for sp in a.spans if sp.temporal for lemma in sp.lemmas}
@@ -280,6 +293,10 @@ def compare(stored: str, incoming: str) -> FrameContrast:
                              shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
         return _about_one_thing(None, newer, "a name, number or date only one has")
+    if _one_word_swapped(a, b):
+        # "The interns review changes weekly" / "... designs weekly": the one word that differs was
+        # read as a verb, but a sentence built alike with one word swapped says another thing
+        return _about_one_thing(None, newer, "one word swapped in a sentence built alike")
     if _other_times(a, b):
         # "once a fortnight" / "once a week": how often or when is the value of a schedule
         return _about_one_thing(None, newer, "said of another time")

@@ -111,6 +111,14 @@ def test_no_longer_is_a_newer_value_not_a_denial() -> None:
                    "Build server number 41 no longer runs the old job; it runs the load tests now.", 0.8) == "supersede"
 
 
+def test_a_word_misread_as_a_verb_is_never_the_same_fact_said_again() -> None:
+    assert compare("The interns review changes weekly.", "The interns review designs weekly.").verdict is None
+    assert compare("The engineers deploy fixes on Fridays.", "The engineers deploy features on Fridays.").verdict is None
+    # a verb facts are built on, swapped for another, still says the same
+    assert compare("The search indexer is hosted in eu-west-1.", "The search indexer is running in eu-west-1.").verdict \
+        == "same"
+
+
 def test_another_time_or_key_is_never_a_duplicate() -> None:
     assert _decide("We water the herb box once a fortnight.", "We water the herb box once a week.", 0.95) \
         != "duplicate"
