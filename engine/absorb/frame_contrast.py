@@ -4,7 +4,7 @@ incoming fact is about another thing, a new value of the same attribute, or the 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from engine.absorb.frames import LIGHT_OBJECTS, PREDICATE_VERBS, Frame, Span, frame, owned
@@ -17,13 +17,9 @@ class FrameContrast:
     newer: bool
     why: str
     shared_predicate: bool = False  # both texts use one verb for it ("works at" / "now works at")
-    # The reading found a subject both texts share (or its owner: "Lena's manager" / "Lena's mentor")
-    # and got past it; what follows decided the verdict, even "distinct" for two numbered values.
+    # The reading found a subject both texts share (or its owner: "Lena's manager" / "Lena's mentor"),
+    # one thing, so what follows it decided the verdict.
     one_subject: bool = False
-
-
-def _about_one_thing(verdict: str | None, newer: bool, why: str, shared_predicate: bool = False) -> FrameContrast:
-    return FrameContrast(verdict, newer, why, shared_predicate, one_subject=True)
 
 
 def _value_like(span: Span) -> bool:
@@ -240,8 +236,13 @@ def compare(stored: str, incoming: str) -> FrameContrast:
         return FrameContrast("distinct", False, f"about another subject: '{a.subject.text}' / '{b.subject.text}'")
     if subject is None:
         return FrameContrast(None, False, "other subjects, neither one thing")
+    return replace(_values_read(a, b, subject, one_thing), one_subject=one_thing)
+
+
+def _values_read(a: Frame, b: Frame, subject: Span, one_thing: bool) -> FrameContrast:
+    """Both texts about ``subject``: what their values and wording say."""
     if a.negated != b.negated:
-        return _about_one_thing(None, False, "negation") if one_thing else FrameContrast(None, False, "negation")
+        return FrameContrast(None, False, "negation")
     values_a, values_b = _values(a, subject), _values(b, subject)
     lost = [sp for sp in values_a if not _survives(sp, b)]
     gained = [sp for sp in values_b if not _survives(sp, a)]
@@ -251,10 +252,10 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if lost and gained:
         if len(lost) > 1 and any(x.label and x.label == y.label for x in lost for y in gained):
             # "build 4312 took 35 s" / "build 4313 took 41 s": two numbered things, each with its value
-            return _about_one_thing("distinct", False, "another numbered thing, with values of its own")
+            return FrameContrast("distinct", False, "another numbered thing, with values of its own")
         if all(sp.kind == "identifier" for sp in lost + gained):
             # "Aiko owns ticket OPS-4821" / "Aiko owns bug #5519": two tickets, each with its owner
-            return _about_one_thing("distinct", False, "other identified things")
+            return FrameContrast("distinct", False, "other identified things")
     if not one_thing:
         return FrameContrast(None, newer, "subject not one thing")
     # The value mostly closes the sentence; when both closing spans are kept and no name, number or
@@ -265,41 +266,41 @@ def compare(stored: str, incoming: str) -> FrameContrast:
     if lost and gained and (kept_value or names_kept) and not new_names and not _one_slot_after_verb(a, b):
         if any(x.key & y.key for x in lost for y in gained):
             # "every code editor" / "every text editor": one thing told apart by a word, not reworded
-            return _about_one_thing(None, newer, "a word of a kept value changed")
-        return _about_one_thing("same", newer, "same values, the attribute in other words")
+            return FrameContrast(None, newer, "a word of a kept value changed")
+        return FrameContrast("same", newer, "same values, the attribute in other words")
     attribute_a, attribute_b = _attributes(a, subject), _attributes(b, subject)
     if lost and gained and attribute_a and attribute_b and not attribute_a & attribute_b \
             and not ({sp.kind for sp in lost} == {sp.kind for sp in gained} <= {"money", "time", "number"}):
         # "Status of X: paused" / "Owner of X: Priya": two attributes named, no word in common
-        return _about_one_thing(None, newer, "other attributes named")
+        return FrameContrast(None, newer, "other attributes named")
     if lost and gained and all(x.owner and any(x.owner == y.owner for y in gained) for x in lost):
         # "responsible for the spare parts" / "the place for the spare parts": one thing, other words
-        return _about_one_thing(None, newer, "the same thing, said with another head word")
+        return FrameContrast(None, newer, "the same thing, said with another head word")
     if lost and gained and _other_roles(lost, gained):
         # "works in EST" / "works at Lumen Logistics", "lives in Lisbon" / "is employed by Corvid": the
         # preposition says what the value is (a place, an employer, an agent): another attribute
-        return _about_one_thing(None, newer, "values in other roles")
+        return FrameContrast(None, newer, "values in other roles")
     if lost and gained and _other_types(a, b, lost, gained):
-        return _about_one_thing(None, newer, "names of other types (an organisation, a person, a place)")
+        return FrameContrast(None, newer, "names of other types (an organisation, a person, a place)")
     if lost and gained:
         if _other_sorts({sp.kind for sp in lost}, {sp.kind for sp in gained}):
             # "due on March 14" / "a budget of $12,000" / "paused": values of other sorts, other attributes
-            return _about_one_thing(None, newer, "values of other sorts")
+            return FrameContrast(None, newer, "values of other sorts")
         if not (shared_predicate or newer) and (len(lost) > 1 or len(gained) > 1) and _sorts(lost) != _sorts(gained):
             # "handles a peak of forty thousand events" / "batches events and flushes them to PostgreSQL":
             # another statement about the subject, not one value replaced
-            return _about_one_thing(None, newer, "several parts differ")
-        return _about_one_thing("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
+            return FrameContrast(None, newer, "several parts differ")
+        return FrameContrast("changed", newer, f"'{lost[0].text}' -> '{gained[0].text}'",
                              shared_predicate or _same_build(a, b, lost, gained) or _same_type(a, b, lost, gained))
     if new_names:
-        return _about_one_thing(None, newer, "a name, number or date only one has")
+        return FrameContrast(None, newer, "a name, number or date only one has")
     if _one_word_swapped(a, b):
         # "The interns review changes weekly" / "... designs weekly": the one word that differs was
         # read as a verb, but a sentence built alike with one word swapped says another thing
-        return _about_one_thing(None, newer, "one word swapped in a sentence built alike")
+        return FrameContrast(None, newer, "one word swapped in a sentence built alike")
     if _other_times(a, b):
         # "once a fortnight" / "once a week": how often or when is the value of a schedule
-        return _about_one_thing(None, newer, "said of another time")
+        return FrameContrast(None, newer, "said of another time")
     if not gained and not lost:
-        return _about_one_thing("same", newer, "same spans")
-    return _about_one_thing("same", newer, "same values, other words")
+        return FrameContrast("same", newer, "same spans")
+    return FrameContrast("same", newer, "same values, other words")

@@ -80,10 +80,10 @@ NEWER_VERBS = frozenset("""move switch change upgrade downgrade reschedule reass
     cancel""".split())
 # When a fact holds, not a value: "last week", "this sprint", "in March" (a month or a day of the week
 # is a value when the fact is a schedule, so those count only after "since" / "as of").
-_TIME_WORDS = frozenset("""once twice thrice last next this past week weeks fortnight fortnights month months year years sprint quarter ago today yesterday
-    tonight tomorrow morning evening night recently day days weekday weekdays weekend weekends workday workdays
-    daily weekly monthly""".split())
 _HOW_OFTEN = frozenset("once twice thrice".split())
+_TIME_WORDS = _HOW_OFTEN | frozenset("""last next this past week weeks fortnight fortnights month months year years sprint
+    quarter ago today yesterday tonight tomorrow morning evening night recently day days weekday weekdays weekend
+    weekends workday workdays daily weekly monthly""".split())
 # Nouns a light verb takes to make one predicate: "takes place", "takes care of", "is in charge of".
 LIGHT_OBJECTS = frozenset("place care charge part note".split())
 NEWER_PHRASES = (("no", "longer"), ("these", "days"), ("from", "now", "on"), ("as", "of"), ("any", "more"),
