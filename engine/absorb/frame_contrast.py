@@ -246,7 +246,7 @@ def _values_read(a: Frame, b: Frame, subject: Span, one_thing: bool) -> FrameCon
     values_a, values_b = _values(a, subject), _values(b, subject)
     lost = [sp for sp in values_a if not _survives(sp, b)]
     gained = [sp for sp in values_b if not _survives(sp, a)]
-    newer = b.newer  # the incoming text arrives later: said as newer, it is, even after an earlier "now"
+    newer = b.newer and not a.newer
     shared_predicate = bool({l for sp in a.spans if sp.verb for l in sp.lemmas} &
                             {l for sp in b.spans if sp.verb for l in sp.lemmas})
     if lost and gained:
